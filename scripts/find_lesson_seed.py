@@ -22,7 +22,8 @@ from bot.game.lessons import (
     advised,
     lesson,
     lessons_met,
-    situations,
+    shown_at,
+    taught_after,
 )
 from bot.game.lobby import game_config
 from bot.game.play import Play
@@ -47,21 +48,31 @@ def play_lesson(seed: int, agent: str = LESSON_LEVEL, horizon: int = HORIZON) ->
     seed for the table's version."""
     state = new_game(lesson_config(seed))
     moves: list[Action] = []
-    met: set[str] = set()
+    taught: dict[str, int] = {}
     while state.phase is not Phase.OVER and state.step < horizon:
         seat = state.current
         kind = agent if seat == 0 else LESSON_LEVEL
         obs = observe(state, seat)
-        fresh = [n for n in situations(obs) if n not in met] if seat == 0 else []
-        if fresh:  # the lesson shown now (as lessons_met finds it): its advice is followed
-            met.add(fresh[0])
-            obs = advised(obs, lesson(fresh[0], obs))
+        now = shown_at(state, taught, 0)
+        if now is not None:  # the lesson shown now (as the hand shows it): its advice followed
+            obs = advised(obs, lesson(now[0], obs, now[1]))
         action = make_agent(kind, Play.seed_for(seed, state.step)).choose(obs)
         if action not in obs.legal:  # an agent's shortcut the lesson does not advise
             action = obs.legal[0]
-        state, _ = apply(state, action, seat=seat)
+        after, _ = apply(state, action, seat=seat)
+        taught = taught_after(taught, state, action, after, 0)
+        state = after
         moves.append(action)
     return moves
+
+
+def first_met(taught: dict[str, int]) -> dict[str, int]:
+    """Each lesson of :data:`LESSONS` taught, and the step it was first taught at (the curse
+    lesson: its first kind of curse)."""
+    out: dict[str, int] = {}
+    for topic, step in sorted(taught.items(), key=lambda item: item[1]):
+        out.setdefault(topic.split(":")[0], step)
+    return out
 
 
 def learner_turns(config: GameConfig, moves: list[Action]) -> dict[int, int]:
@@ -91,7 +102,7 @@ def main() -> None:
     best: tuple[int, int, dict[str, int]] | None = None
     for seed in range(args.first, args.first + args.seeds):
         moves = play_lesson(seed, args.agent)
-        met = lessons_met(lesson_config(seed), moves, 0)
+        met = first_met(lessons_met(lesson_config(seed), moves, 0))
         if len(met) == len(LESSONS) and (best is None or max(met.values()) < best[1]):
             best = (seed, max(met.values()), met)
     if best is None:

@@ -21,16 +21,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-from bot.game.lessons import lesson_now
+from bot.game.lessons import Lesson
 from bot.game.refusals import OutOfTurn, Refusal, Stale
 from bot.game.seats import deciding_seat, sees_hand
 from bot.game.tables import Tables
 from bot.game.texts import describe
 from bot.storage.interface import Storage
-from bot.storage.records import UNDO, LogRow, SeatInfo, TableRecord, standing
+from bot.storage.records import UNDO, LogRow, SeatInfo, TableRecord
 from bot.workers.thinking import Thinking, pack_hint, unpack_hint
 from engine import Action, CancelPurchase, Observation, SetStacking, observe
 from engine.agents.hint import Hint
@@ -77,6 +77,9 @@ class Hints:
     store: Storage
     tables: Tables
     thinking: Thinking
+    #: the lesson the hand of a seat shows now (None: none), as the moves' own
+    #: :meth:`bot.game.play.Play.lesson` keeps it
+    lesson: Callable[[TableRecord, int], Awaitable[Lesson | None]]
     clock: Callable[[], float] = time.time
     _pending: dict[Key, asyncio.Task[bytes]] = field(default_factory=dict)
 
@@ -110,12 +113,9 @@ class Hints:
                           await self._lesson(record, seat))
 
     async def _lesson(self, record: TableRecord, seat: int) -> frozenset[str]:
-        """The moves the lesson shown in ``seat``'s hand highlights, at a guided match (the
-        moves that stand read from the log); none elsewhere."""
-        if not record.lessons:
-            return frozenset()
-        moves = [row.action for row in standing(await self.store.action_log(record.id))]
-        shown = lesson_now(record.game, moves, seat)
+        """The moves the lesson shown in ``seat``'s hand highlights, at a guided match; none
+        elsewhere."""
+        shown = await self.lesson(record, seat)
         return frozenset() if shown is None else shown.highlight
 
     async def met_at(self, record: TableRecord) -> int:

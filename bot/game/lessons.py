@@ -3,7 +3,9 @@ and which of its moves it highlights.
 
 A lesson is met at the learner's first decision where its situation arises, read from what the seat
 sees (its observation) and nothing else, and it speaks of that decision: the first choice of a
-monster to fight (R10); a cursed monster, each of its curses explained (R21 to R23); a battle the
+monster to fight (R10); a cursed monster, each of its curses explained (R21 to R23), and again at
+the first monster whose curse is of a kind not explained yet (a colour, an effect, equipment),
+that kind explained; a battle the
 monster would make you lose HP in, with a card that adds defence in hand (R24); a card that must
 follow the colours of the card before it, in a battle not yet won (R15); a battle already won if you
 end it now, with the hits you will take and the reward you will gain (R19, R24 to R27: the reward
@@ -13,13 +15,15 @@ the merchant with something to pay (R40); the key lesson waits for a turn with a
 does not knock the hero out. One lesson at a time, in that order of preference; a lesson that is not
 shown at its first chance waits for the next one. A lesson stays shown while the learner switches
 their deck stacking or drinks a potion, moves that leave the decision in front of them
-(:data:`SAME_DECISION`). Which lessons were met, and when, is worked out again from the table's seed
-and moves (:func:`lessons_met`), so nothing about them is stored.
+(:data:`SAME_DECISION`). What the learner was taught, and when (:data:`Taught`), is brought up to
+date one move at a time from the move's two states (:func:`taught_after`), with nothing replayed;
+:func:`lessons_met` folds it over a whole match's moves. A take-back forgets what was taught
+after the decision it returns to, whose lesson is then shown again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import msgspec
@@ -39,6 +43,7 @@ from engine.actions import (
     Play,
     SetStacking,
     TakeReward,
+    Undo,
     VisitMerchant,
 )
 from engine.agents import AiLevel
@@ -208,15 +213,19 @@ def _highlight(name: str, obs: Observation) -> frozenset[str]:
     return kinds(VisitMerchant, BuyPotion, BuyPawned)
 
 
-def lesson(name: str, obs: Observation) -> Lesson:
-    """Lesson ``name`` as shown to ``obs``'s viewer now."""
+def lesson(name: str, obs: Observation, teaching: frozenset[str] | None = None) -> Lesson:
+    """Lesson ``name`` as shown to ``obs``'s viewer now; ``teaching``: what of it is taught
+    (:func:`topics`; None: all of it), for the curse lesson the kinds of curse it explains."""
     highlight = _highlight(name, obs)
     if name == "curse":
         assert obs.battle is not None
-        curses = obs.battle.active_curses
+        active = obs.battle.active_curses
+        curses = tuple(c for c in active
+                       if teaching is None or f"curse:{_curse_kind(c)}" in teaching)
         rule = ", ".join(sorted({CURSE_RULES[_curse_kind(c)] for c in curses},
                                 key=lambda r: int(r[1:])))
-        return Lesson(name, rule, _curse_text(curses), highlight)
+        known = tuple(c for c in active if c not in curses)
+        return Lesson(name, rule, _curse_text(curses, known), highlight)
     rule = RULES[name]
     if name in ("defence", "win"):
         return Lesson(name, rule, _battle_text(name, obs, highlight), highlight)
@@ -227,10 +236,11 @@ def lesson(name: str, obs: Observation) -> Lesson:
     return Lesson(name, rule, msg(f"learn.lesson.{key}", rule=rule), highlight)
 
 
-def _curse_text(curses: Sequence[str]) -> Msg:
+def _curse_text(curses: Sequence[str], known: Sequence[str] = ()) -> Msg:
     """The lesson of a monster's curses that count in the battle (R21-R23; a countercurse lifts
     one): each kind said once, its curses named, the colours cursed together; a monster with
-    curses of two kinds has both explained."""
+    curses of two kinds has both explained, or, when the learner was taught one of them in an
+    earlier battle (``known``), the new one explained and the other named as one they know."""
     kinds: dict[str, list[str]] = {}
     for curse in curses:
         kinds.setdefault(_curse_kind(curse), []).append(curse)
@@ -240,6 +250,11 @@ def _curse_text(curses: Sequence[str]) -> Msg:
         for other in same[1:]:  # two colours: "green cards and blue cards"
             named = msg("learn.curse.and", first=named, second=word("curse", other))
         said.append((kind, named))
+    if len(said) == 1 and known:  # a monster has two curses at most
+        (kind, named), other = said[0], known[0]
+        return msg("learn.lesson.curse_two", first=msg(f"learn.curse.{kind}", curse=named),
+                   second=msg(f"learn.curse.known_{_curse_kind(other)}",
+                              curse=word("curse", other)))
     if len(said) == 1:
         kind, named = said[0]
         return msg(f"learn.lesson.curse_{kind}", curse=named)
@@ -326,46 +341,90 @@ def emphasised(ctrls: Controls, shown: Lesson) -> Controls:
     return Controls(tuple(groups))
 
 
-def lessons_met(config: GameConfig, moves: Iterable[Action | str], seat: int,
-                upto: int | None = None) -> dict[str, int]:
-    """Each lesson the learner at ``seat`` met in the game of ``config`` played with
-    ``moves``, and the step it was shown at last (a lesson stays shown while the learner only
-    switches their deck stacking or drinks a potion, :data:`SAME_DECISION`, as long as its
-    situation holds); ``upto``: the last step to read."""
-    met: dict[str, int] = {}
-    state: GameState = new_game(config)
-    last = MAX_STEPS if upto is None else min(upto, MAX_STEPS)
-    steps = iter(moves)
-    shown: str | None = None  # the lesson of the decision at hand, kept across a setting
-    while (len(met) < len(LESSONS) or shown is not None) and state.step <= last:
-        if shown is None and state.current == seat and state.phase is not Phase.OVER:
-            fresh = [n for n in situations(observe(state, seat)) if n not in met]
-            if fresh:
-                met[fresh[0]] = state.step
-                shown = fresh[0]
-        move = next(steps, None)
-        if move is None:
-            break
-        action = parse(move) if isinstance(move, str) else move
-        state, _ = apply(state, action, seat=state.current)
-        if (shown is not None and isinstance(action, SAME_DECISION)
-                and shown in situations(observe(state, seat))):  # the same decision
-            met[shown] = state.step
-        else:
-            shown = None
-    return met
+#: What the learner was taught, and when: each topic (:func:`topics`) with the step it was shown
+#: at last.
+Taught = Mapping[str, int]
 
 
-def lesson_now(state: GameState, moves: Sequence[str], seat: int) -> Lesson | None:
-    """The lesson the learner's hand shows at ``state`` (reached by ``moves``), if any."""
-    if state.step > MAX_STEPS:
+def topics(name: str, obs: Observation) -> frozenset[str]:
+    """What lesson ``name`` teaches at ``obs``: its name, or for the curse lesson each kind of
+    curse that counts in the battle (``curse:colour``, ``curse:effect``, ``curse:equipment``:
+    R21 to R23), each taught the first time the learner meets it."""
+    if name != "curse":
+        return frozenset((name,))
+    assert obs.battle is not None
+    return frozenset(f"curse:{_curse_kind(c)}" for c in obs.battle.active_curses)
+
+
+def shown_at(state: GameState, taught: Taught, seat: int) -> tuple[str, frozenset[str]] | None:
+    """The lesson the learner at ``seat`` is shown at ``state`` and what of it is taught there,
+    given what was ``taught`` before (:data:`Taught`): the lesson kept at this decision (taught
+    at this very step, across a move of :data:`SAME_DECISION`), else the first lesson in
+    :data:`LESSONS` order with something not taught yet; None past :data:`MAX_STEPS`."""
+    if state.step > MAX_STEPS or state.current != seat or state.phase is Phase.OVER:
         return None
-    met = lessons_met(state.config, moves[:state.step], seat, state.step)
-    for name, step in met.items():
-        if step == state.step:
-            return lesson(name, observe(state, seat))
+    obs = observe(state, seat)
+    names = situations(obs)
+    found = [(name, topics(name, obs)) for name in names]
+    for name, what in found:
+        here = frozenset(t for t in what if taught.get(t) == state.step)
+        if here:
+            return name, here
+    for name, what in found:
+        fresh = frozenset(t for t in what if t not in taught)
+        if fresh:
+            return name, fresh
     return None
 
 
-__all__ = ["LESSONS", "LESSON_AI_SEATS", "LESSON_LEVEL", "LESSON_SEED", "Lesson", "emphasised",
-           "advised", "lesson", "lesson_now", "lessons_met", "situations"]
+def taught_after(taught: Taught, before: GameState, action: Action, after: GameState,
+                 seat: int) -> dict[str, int]:
+    """What the learner at ``seat`` was taught once ``action`` led from ``before`` to ``after``:
+    the lesson shown at ``before`` is taught (and stays shown at ``after`` when ``action`` left
+    the decision in front of the learner, :data:`SAME_DECISION`, and the lesson still fits); a
+    take-back forgets what was taught after the step it returns to, so that decision shows its
+    lesson again. Worked out from the two states alone, one move at a time: nothing is
+    replayed."""
+    if isinstance(action, Undo):
+        return {t: step for t, step in taught.items() if step <= after.step}
+    now = shown_at(before, taught, seat)
+    if now is None:
+        return dict(taught)
+    name, shown = now
+    out = {**taught, **dict.fromkeys(shown, before.step)}
+    if isinstance(action, SAME_DECISION) and after.current == seat and after.step <= MAX_STEPS:
+        obs = observe(after, seat)
+        if name in situations(obs):  # the same decision, its lesson kept
+            out.update(dict.fromkeys(shown & topics(name, obs), after.step))
+    return out
+
+
+def lessons_met(config: GameConfig, moves: Iterable[Action | str], seat: int,
+                upto: int | None = None) -> dict[str, int]:
+    """What the learner at ``seat`` was taught in the game of ``config`` played with ``moves``
+    (:data:`Taught`, as :func:`taught_after` keeps it move after move), the lesson of the
+    decision reached last included; ``upto``: the last step to read."""
+    taught: dict[str, int] = {}
+    state: GameState = new_game(config)
+    last = MAX_STEPS if upto is None else min(upto, MAX_STEPS)
+    for move in moves:
+        if state.step >= last:
+            break
+        action = parse(move) if isinstance(move, str) else move
+        after, _ = apply(state, action, seat=state.current)
+        taught = taught_after(taught, state, action, after, seat)
+        state = after
+    now = shown_at(state, taught, seat)
+    return taught if now is None else {**taught, **dict.fromkeys(now[1], state.step)}
+
+
+def lesson_now(state: GameState, taught: Taught, seat: int) -> Lesson | None:
+    """The lesson the learner's hand shows at ``state``, given what was ``taught`` before it
+    (:func:`taught_after`), if any: for a cursed monster, the kinds of curse not taught yet."""
+    now = shown_at(state, taught, seat)
+    return None if now is None else lesson(now[0], observe(state, seat), now[1])
+
+
+__all__ = ["LESSONS", "LESSON_AI_SEATS", "LESSON_LEVEL", "LESSON_SEED", "Lesson", "Taught",
+           "advised", "emphasised", "lesson", "lesson_now", "lessons_met", "shown_at",
+           "situations", "taught_after", "topics"]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from bot.game.away import Said, since_last_move
 from bot.game.guard import question
-from bot.game.lessons import Lesson, lesson_now
+from bot.game.lessons import Lesson, Taught, lesson_now, lessons_met, taught_after
 from bot.game.people import forgotten
 from bot.game.refusals import Ask, Damaged, Illegal, NoTable, OutOfTurn, Refusal, Stale
 from bot.game.results import finished_result
@@ -159,9 +159,10 @@ class Play:
     thinking: Thinking = field(default_factory=Thinking)
     clock: Callable[[], float] = time.time
     metrics: Metrics = UNCOUNTED  # the bot's, once it is built: counts the moves applied
-    #: The moves that stand at each guided match, and the version they reach (what its lesson
-    #: is worked out from, kept up to date by the moves made here: no log read per hand).
-    _moves: dict[int, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
+    #: What the learner of each guided match was taught (:data:`~bot.game.lessons.Taught`), at
+    #: which version, and their seat: what its lesson is worked out from, brought up to date by
+    #: each move made here from the move's two states (no log read nor replay per hand).
+    _taught: dict[int, tuple[int, int, Taught]] = field(default_factory=dict)
     #: The last moves made here at each running table, with their events (what a hand opened
     #: while away tells, with no log read).
     _said: dict[int, Said] = field(default_factory=dict)
@@ -317,16 +318,21 @@ class Play:
                        events=tuple(events), timed_out=timed_out, handed_to_ai=handed)
 
     async def lesson(self, record: TableRecord, seat: int) -> Lesson | None:
-        """The lesson the hand of ``seat`` shows now at a guided match (None elsewhere). The
-        moves that stand are read from the log once, then kept up to date by each move."""
+        """The lesson the hand of ``seat`` shows now at a guided match (None elsewhere), from
+        what its learner was taught before. That is kept here and brought up to date by each
+        move made here; only a table this process has not followed to its version (after a
+        restart, or moved by another process) has it worked out once from the moves that
+        stand in its log."""
         if not record.lessons or record.state is None or record.seats[seat].ai:
             return None
-        kept = self._moves.get(record.id)
-        if kept is None or kept[0] != record.version:
+        kept = self._taught.get(record.id)
+        if kept is None or kept[0] != record.version or kept[1] != seat:
             log_rows = await self.store.action_log(record.id)
-            kept = (record.version, tuple(r.action for r in standing(log_rows)))
-            keep(self._moves, record.id, kept, KEPT_TABLES)
-        return lesson_now(record.game, kept[1], seat)
+            taught = lessons_met(record.game.config, [r.action for r in standing(log_rows)],
+                                 seat)
+            kept = (record.version, seat, taught)
+            keep(self._taught, record.id, kept, KEPT_TABLES)
+        return lesson_now(record.game, kept[2], seat)
 
     async def since_last_move(self, record: TableRecord, seat: int) -> tuple[Event, ...]:
         """What ``seat`` may see of the moves made at ``record`` since its last move (see
@@ -354,14 +360,15 @@ class Play:
                 said = Said(before.version, after.version, ((mover, events),),
                             after.game.config)
             keep(self._said, before.id, said, KEPT_TABLES)
-        kept = self._moves.pop(before.id, None)
+        kept = self._taught.pop(before.id, None)
         if kept is not None and kept[0] == before.version and after.status == "running":
-            moves = kept[1][:-1] if action == UNDO else (*kept[1], str(action))
-            keep(self._moves, before.id, (after.version, moves), KEPT_TABLES)
+            _, learner, taught = kept
+            taught = taught_after(taught, before.game, action, after.game, learner)
+            keep(self._taught, before.id, (after.version, learner, taught), KEPT_TABLES)
 
     def forget(self, table_id: int) -> None:
         """Drop what is kept for a table that ended."""
-        self._moves.pop(table_id, None)
+        self._taught.pop(table_id, None)
         self._said.pop(table_id, None)
         self._written.pop(table_id, None)
 

@@ -77,7 +77,8 @@ class GameService:
         self.lobby = Lobby(self.store, self.tables, self.servers, self.clock, self.seeds,
                            self.limit)
         self.play = Play(self.store, self.tables, self.thinking, self.clock)
-        self.hints = Hints(self.store, self.tables, self.thinking, self.clock)
+        self.hints = Hints(self.store, self.tables, self.thinking, self.play.lesson,
+                           self.clock)
         self.meta = BotMeta(self.store, self.tables)
         self.history = History(self.store, self.tables)
         self.rematches = Rematches(self.store, self.tables, self.lobby, self.clock, self.seeds)

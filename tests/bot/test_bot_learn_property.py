@@ -1,9 +1,10 @@
 """The guided match (``/goblin learn``) played through the real bot by a learner who makes odd
 but legal choices, in each language: a seeded random agent that takes moves back, asks for hints,
 drinks potions, visits the merchant and the pawnshop, and in the end leaves. Every hand message
-it is shown has the lesson of its moment, or a reason for none (each lesson that fits the moment
-was shown at an earlier decision that still stands), in the learner's language with no key or
-placeholder left; no error is logged (the bot tests' own check)."""
+it is shown has the lesson of its moment, or a reason for none (each lesson that fits the moment,
+each kind of curse for a cursed monster, was shown at an earlier decision that still stands), in
+the learner's language with no key or placeholder left; no error is logged (the bot tests' own
+check)."""
 from __future__ import annotations
 
 import random
@@ -15,7 +16,7 @@ from bot_helpers import Clock
 from live_bot import LiveBot, offered, table_id
 from players import TinyRenderer
 
-from bot.game.lessons import MAX_STEPS, SAME_DECISION, lessons_met, situations
+from bot.game.lessons import MAX_STEPS, SAME_DECISION, lessons_met, situations, topics
 from bot.storage.records import standing
 from bot.workers.thinking import Thinking
 from engine import Action, Phase, observe
@@ -108,7 +109,8 @@ async def test_a_guided_match_played_oddly_always_shows_a_lesson_or_a_reason_for
         else:  # the reason for none: each lesson that fits was shown before, or it is late
             met = lessons_met(state.config, kept, 0, state.step)
             assert state.step > MAX_STEPS or all(
-                name in met and met[name] < state.step for name in situations(obs)), (
+                topic in met and met[topic] < state.step
+                for name in situations(obs) for topic in topics(name, obs)), (
                 situations(obs), met, state.step)
             check_hand(hand, None, None, lang)
         button = next((c for c in hand.custom_ids() if c.startswith(f"kg:hint:{tid}:")), None)
