@@ -262,3 +262,13 @@ async def test_a_person_who_missed_a_cancellation_is_cancelled_again() -> None:
     await asyncio.sleep(0)
     await asyncio.wait_for(cancel_all([task]), 30)  # a guard, not a measurement
     assert task.cancelled()
+
+
+def test_the_lessons_benchmark_prints_its_figures(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = _benchmark("lessons", monkeypatch)
+    assert bench.main(["--moves", "40", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "a hand's lesson: p50" in out and "kept up to date, per move" in out, out
+    assert "one replay to step 40:" in out, out
+    assert bench.main(["--against", str(ROOT / "docs")]) == 2  # not a checkout
