@@ -135,7 +135,8 @@ class Scheduler:
         #: The table as its last move left it, for its AI seat's next decision.
         self._known: dict[int, TableRecord] = {}
         self._timers: asyncio.Task[Any] | None = None
-        #: The tables whose result, left unposted by a stopped process, was taken up here.
+        #: The tables whose result, left unposted by a stopped process, was taken up here and
+        #: is not known posted yet (forgotten by the pass of the leases that finds it posted).
         self._resumed_ends: set[int] = set()
 
     # ------------------------------------------------------------------ after moves
@@ -256,11 +257,19 @@ class Scheduler:
 
     async def _lease_pass(self) -> bool:
         await self._kept(await self.leases.keep())
+        await self._forget_posted_ends()
         for tid in await self.service.store.left_ends():
             await self._left_end(tid)
         if self.leases.shared is not None:  # told on every pass: the health check says it
             self.tasks.failures.failed(SHARDS, self.leases.shared)
         return True
+
+    async def _forget_posted_ends(self) -> None:
+        """Forget the ends taken up here whose result is posted now: a second try at one finds
+        it posted, so nothing guards against posting it twice any more."""
+        for tid in sorted(self._resumed_ends):
+            if await self.service.meta.was_announced(tid):
+                self._resumed_ends.discard(tid)
 
     async def _kept(self, changes: Pass, timer: bool = True) -> None:
         """After a pass of the leases: what another process took is let go (its messages are

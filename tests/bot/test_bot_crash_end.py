@@ -44,6 +44,9 @@ async def test_result_lost_in_a_crash_is_posted_on_restart(lb: Loopback, tmp_pat
     await h1.stop()
     assert game_overs(h1) == []
     h2 = await LiveBot.start(lb, db, TinyRenderer(), clock=clock)
+    assert tid in h2.bot.scheduler._resumed_ends  # taken up: no second post while it goes
+    await h2.bot.scheduler._lease_pass()
+    assert h2.bot.scheduler._resumed_ends == set()  # posted: nothing kept of it any more
     await h2.stop()
     assert len(game_overs(h2)) == 1
     [final] = [m for m in h2.public() if "wins" in m.text()]
