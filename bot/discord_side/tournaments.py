@@ -15,7 +15,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 from weakref import WeakValueDictionary
 
 import discord
@@ -67,6 +67,8 @@ log = logging.getLogger("karak.bot")
 Begin = Callable[[TableRecord], Awaitable[None]]
 #: The direct-message channel with a person (opened once and kept).
 Direct = Callable[[int], Awaitable[discord.abc.Messageable]]
+#: What a tournament's lock guards: its sign-up message, or its standings.
+Guarded = Literal["signup", "standings"]
 
 
 class TournamentDesk:
@@ -92,15 +94,16 @@ class TournamentDesk:
         self.direct = direct
         #: (tournament, round) whose host was told a match of it was refused its table
         self._withheld: set[tuple[int, int]] = set()
-        #: A lock per tournament whose sign-up message is being drawn, while anyone holds it.
-        self._signups: WeakValueDictionary[int, asyncio.Lock] = WeakValueDictionary()
-        #: A lock per tournament whose standings are being noted and posted, while held.
-        self._standings: WeakValueDictionary[int, asyncio.Lock] = WeakValueDictionary()
+        #: The locks of :meth:`_lock`, by what they guard and tournament, while anyone holds one.
+        self._locks: WeakValueDictionary[tuple[Guarded, int], asyncio.Lock] = (
+            WeakValueDictionary())
 
-    def _drawing(self, tournament_id: int) -> asyncio.Lock:
-        """The lock held while a tournament's sign-up message is read and drawn (a server's
-        clicks all come through one process): each draw reads it after the one before."""
-        return self._signups.setdefault(tournament_id, asyncio.Lock())
+    def _lock(self, what: Guarded, tournament_id: int) -> asyncio.Lock:
+        """The lock of one tournament's ``what`` (a server's clicks and its tournaments' steps
+        all come through one process): held while its sign-up message is read and drawn
+        (``"signup"``: each draw reads it after the one before), or while its standings are
+        noted and posted (``"standings"``: each step finds the note of the one before)."""
+        return self._locks.setdefault((what, tournament_id), asyncio.Lock())
 
     # ------------------------------------------------------------------ finding one
 
@@ -265,7 +268,7 @@ class TournamentDesk:
             # the sign-up (or, when its id could not be saved, the message clicked), drawn as
             # the tournament stands once the sign-ups answered before it were drawn: never an
             # older list over a newer one; posted anew when Discord no longer edits it
-            async with self._drawing(tournament):
+            async with self._lock("signup", tournament):
                 now = await tours.view(tournament)
                 try:
                     await interaction.response.edit_message(view=signup_view(now))
@@ -305,7 +308,7 @@ class TournamentDesk:
         message = client.get_partial_messageable(record.channel_id).get_partial_message(
             record.signup_message_id)
         too_old = False
-        async with self._drawing(record.id):
+        async with self._lock("signup", record.id):
             view = await self.service.tournaments.view(record.id)
             try:
                 await self.messages.pace.request(record.channel_id)
@@ -334,7 +337,7 @@ class TournamentDesk:
         failed and the list without them), and delete ``old``; when another click posted it
         anew meanwhile, that message is redrawn instead. Posted under the lock its draws hold,
         so one post is made and no draw lands on the message being replaced."""
-        async with self._drawing(tournament):
+        async with self._lock("signup", tournament):
             try:
                 record = await self.service.store.tournament(tournament)
             except DamagedTournament:  # nothing of it can be read (named in a log)
@@ -351,7 +354,7 @@ class TournamentDesk:
 
     async def _post_signup_anew(self, record: TournamentRecord, old: int) -> None:
         """Post the sign-up message of tournament ``record`` anew, note its id and delete the
-        message ``old`` it replaces (under :meth:`_drawing`'s lock)."""
+        message ``old`` it replaces (under its sign-up's :meth:`_lock`)."""
         tournament = record.id
         view = await self.service.tournaments.view(tournament)
         client = self.messages.client
@@ -460,7 +463,7 @@ class TournamentDesk:
         final = progress.finished
         seated = len(progress.tournament.rounds)
         meta = self.service.meta
-        async with self._standing(record.id):
+        async with self._lock("standings", record.id):
             try:
                 note = await meta.standings_posted(record.id)
             except StorageError as exc:  # unknown: posted as ever, the matches begin after it
@@ -504,11 +507,6 @@ class TournamentDesk:
         view = await self.service.tournaments.view(tournament_id)
         log.info("tournament %s: posting the standings a stop left unposted", tournament_id)
         await self._standings_once(Progress(view.record, view.tournament), resumed=True)
-
-    def _standing(self, tournament_id: int) -> asyncio.Lock:
-        """The lock held while a tournament's standings are noted and posted (a server's
-        tournaments all move on in one process): each step finds the note of the one before."""
-        return self._standings.setdefault(tournament_id, asyncio.Lock())
 
     async def _send_standings(self, progress: Progress, look: bool = False) -> bool:
         """The standings picture in the tournament's channel; the champion's at the end. True
