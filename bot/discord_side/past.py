@@ -292,7 +292,8 @@ class PastMatches:
         the clicker or the bot may not post it there, the match was played in another channel
         that not everyone who may view this one may view (as they may a channel this one is
         a thread of, or a public thread of this one), it was posted there lately (the clicker
-        is pointed at that post), or the clicker shared there within the channel's slowmode.
+        is pointed at that post), the clicker shared there within the channel's slowmode, or
+        it was played in the clicker's direct messages and they were forgotten since.
         The clicks on one match in one channel are answered one after the other, so those
         made while it is being posted are pointed at the post once it is there."""
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -311,6 +312,8 @@ class PastMatches:
         lock = self._sharing.setdefault((table, channel.id), asyncio.Lock())
         async with lock:
             claim = await self._claim(interaction, table, channel, user)
+            if claim.not_theirs:  # they were forgotten since its replay was read
+                raise Refusal(msg("replay.sharing.forgotten", table=table))
             if claim.earlier is not None:
                 raise Refusal(earlier_message(claim.earlier, interaction.guild_id))
             if claim.wait_until is not None:

@@ -125,8 +125,10 @@ class ShareStorage(Protocol):
         now. Refused, with the earlier post, when it was posted (or claimed) there less than
         ``window`` seconds ago, a claim that never got its message lapsing after ``posting``
         seconds; refused, with when they may again, when ``user_id`` shared in the channel less
-        than ``slowmode`` seconds ago; else granted (and remembered as the person's latest
-        share in the channel)."""
+        than ``slowmode`` seconds ago; refused as not theirs when the match was played in
+        direct messages other than ``user_id``'s own (checked under their lock: once they are
+        forgotten, nothing ties them to a match of their former direct messages again); else
+        granted (and remembered as the person's latest share in the channel)."""
 
     async def share_posted(self, table_id: int, channel_id: int, at: float,
                            message_id: int) -> None:

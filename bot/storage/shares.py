@@ -22,17 +22,20 @@ class SharedPost:
 @dataclass(frozen=True, slots=True)
 class ShareClaim:
     """The answer to a claim to post a match's animation in a channel, made at ``at``: granted,
-    or refused because it was posted there lately (``earlier``), or because the person shared
-    in that channel less than its slowmode ago (``wait_until``: when they may again)."""
+    or refused because it was posted there lately (``earlier``), because the person shared
+    in that channel less than its slowmode ago (``wait_until``: when they may again), or
+    because the match was played in direct messages that are not theirs (``not_theirs``: they
+    were forgotten since they opened its replay, so their own became their pseudonym's)."""
 
     at: float
     earlier: SharedPost | None = None
     wait_until: float | None = None
+    not_theirs: bool = False
 
     @property
     def granted(self) -> bool:
         """True when the claimer may post the animation now."""
-        return self.earlier is None and self.wait_until is None
+        return self.earlier is None and self.wait_until is None and not self.not_theirs
 
 
 class ShareRefused(Exception):

@@ -26,13 +26,15 @@ from players import (
     EVE,
     Players,
     TinyRenderer,
+    finished_match,
     forged_message,
     open_table,
     raw_click,
 )
 from storage.backends import make_room, no_room_for
+from storage.helpers import played
 from storage.test_store_people import play_named
-from test_bot_solo import open_in_dm
+from test_bot_solo import SOLO, open_in_dm
 
 from bot.discord_side.ui.custom_ids import (
     ForgetButton,
@@ -562,3 +564,30 @@ async def test_a_sign_up_left_by_a_forgetting_stopped_part_of_the_way_is_drawn_a
     await bot.click(ANN, bot.message(asked), ForgetButton.id_for(ANN.id, True))
     assert "what the bot kept about you is deleted" in bot.message(asked).text()
     assert "Entrants (2): Bob, Eve" in bot.message(board).text()
+
+
+async def test_a_share_of_a_match_of_their_direct_messages_forgotten_meanwhile_is_refused(
+        bot: LiveBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ann shares her solo match from the replay in her direct messages, and is forgotten
+    (through another process) between the replay's read and the share's claim: she is told
+    privately why the match can no longer be shared, nothing is posted, and no stored row ties
+    her, or her direct messages, to that match again."""
+    dm = bot.lb.dm(ANN)
+    tid = await finished_match(bot.store, played(2), seats=SOLO, channel=dm.id, guild=None)
+    ix = await bot.command(ANN, "replay", id=tid, channel=dm)
+    shares = bot.bot.service.shares
+    claim = shares.claim
+
+    async def forgotten_first(table: int, channel: int, user: int, slowmode: float) -> Any:
+        await bot.store.forget_person(ANN.id)  # as another process does, meanwhile
+        return await claim(table, channel, user, slowmode)
+
+    monkeypatch.setattr(shares, "claim", forgotten_first)
+    ix = await bot.click(ANN, bot.reply(ix), ShareButton.id_for(tid))
+    assert bot.said(ix)[-1] == (
+        f"Match #{tid} can no longer be shared: you asked the bot to forget you, so it no "
+        "longer counts this match among yours. Nothing was posted.")
+    assert not [m for m in bot.lb.state.messages.values()  # in her messages, or a thread
+                if any(a.filename.endswith(".gif") for a in m.attachments)]
+    db = tmp_path / "k.db"
+    assert anywhere(db, str(ANN.id)) == [] and anywhere(db, str(dm.id)) == []

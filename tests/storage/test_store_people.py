@@ -294,6 +294,30 @@ async def _lobby_seat(store: Storage, clock: Clock) -> None:
                              seats=(SEATS[1], SEATS[0]), abilities=False, timer=0, seed=1)
 
 
+async def test_a_match_of_their_direct_messages_is_not_shared_once_they_are_forgotten(
+        backend: Backend, store: Storage, fresh: Storage) -> None:
+    """Zed opened the replay of a match of their direct messages, then was forgotten (by
+    another process too) before their Share was claimed: the claim is refused, and no row ties
+    Zed, or the channel of their direct messages, to that match again. A match of a server
+    they played in is still theirs to share: a share is a new act, naming no seat."""
+    dms = 424242424242424242
+    alone = await play_named(store, 4, channel=dms, guild=None,
+                             seats=(SEATS[0], SeatInfo(ai=True, hero="taia", level="easy")))
+    rated = await play_named(store, 3, channel=1, seats=SEATS)
+    await store.forget_person(ZED)
+
+    for claimer in (fresh, store):
+        refused = await claimer.claim_share(alone, dms, ZED, window=600, slowmode=0,
+                                            posting=300)
+        assert refused.not_theirs and not refused.granted
+    rows = await backend.every_row()
+    assert found(rows, str(ZED)) == [] and found(rows, str(dms)) == []
+    assert not (await store.claim_share(alone, 51, BOB, window=600, slowmode=0,
+                                        posting=300)).granted  # never Bob's either
+    assert (await store.claim_share(rated, 51, ZED, window=600, slowmode=0,
+                                    posting=300)).granted
+
+
 async def _lobby_hosted(store: Storage, clock: Clock) -> None:
     await store.create_table(guild_id=GUILD, place_key=PLACE, channel_id=1, host_id=ZED,
                              seats=(SEATS[1],), abilities=False, timer=0, seed=1)

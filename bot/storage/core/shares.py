@@ -7,7 +7,7 @@ exactly one is granted."""
 from __future__ import annotations
 
 from bot.storage.core.base import Base
-from bot.storage.core.db import Row
+from bot.storage.core.db import Row, lock_person
 from bot.storage.core.rows import as_float, as_int, opt_int
 from bot.storage.shares import ShareClaim, SharedPost, ShareRefused
 
@@ -27,6 +27,10 @@ CLAIM_TURN = ("INSERT INTO sharers (channel_id, user_id, shared_at) VALUES (?, ?
               "ON CONFLICT (channel_id, user_id) DO UPDATE SET shared_at = excluded.shared_at "
               "WHERE sharers.shared_at <= ? RETURNING channel_id")
 POST_COLUMNS = "table_id, channel_id, user_id, posted_at, message_id"
+#: A row when the match was played in direct messages that are not the claimer's. Arguments:
+#: table, the claimer's place (``dm:<id>``).
+OTHERS_DMS = ("SELECT 1 FROM tables WHERE id = ? AND place_key LIKE 'dm:%' "
+              "AND place_key <> ?")
 
 
 def read_post(row: Row) -> SharedPost:
@@ -45,10 +49,15 @@ class ShareRows(Base):
         """Claim the post of table ``table_id``'s animation in ``channel_id`` for ``user_id``
         now (see :meth:`~bot.storage.interface.ShareStorage.claim_share`). A post or a last
         share whose time is kept damaged is taken as one long past (the claim mends it),
-        named once in a warning."""
+        named once in a warning. The claimer's lock is taken first: a claim made while they
+        are being forgotten waits, then finds a match of their direct messages their
+        pseudonym's, and is refused with nothing written under their id."""
         now = self.clock()
         try:
             async with self._tx() as db:
+                await lock_person(db, self.dialect, user_id)
+                if await db.fetchrow(OTHERS_DMS, table_id, f"dm:{user_id}") is not None:
+                    raise ShareRefused(ShareClaim(now, not_theirs=True))
                 if await db.fetchrow(CLAIM_POST, table_id, channel_id, user_id, now,
                                      now - window, now - posting) is None:
                     row = await db.fetchrow(f"SELECT {POST_COLUMNS} FROM shares "
@@ -114,4 +123,4 @@ class ShareRows(Base):
                              "AND shared_at = ?", channel_id, user_id, at)
 
 
-__all__ = ["CLAIM_POST", "CLAIM_TURN", "POST_COLUMNS", "ShareRows"]
+__all__ = ["CLAIM_POST", "CLAIM_TURN", "OTHERS_DMS", "POST_COLUMNS", "ShareRows"]
