@@ -186,6 +186,13 @@ def _table_size(size: int) -> TableSize:
     raise ValueError(f"tables have 3 or 4 seats, not {size}")
 
 
+def stored_result(row: TournamentTableRow) -> PodResult:
+    """A decided table's result as stored: the place of each player seated at it (a person
+    forgotten since: their pseudonym), and whether the round's deadline decided it."""
+    return PodResult(row.pod, tuple((u, p) for u, p in zip(row.seats, row.places, strict=True)
+                                    if u is not None and p is not None), row.at_deadline)
+
+
 def rules_of(rows: TournamentRows) -> Tournament:
     """The rules' state of a stored tournament: its entrants, its rounds with the results of
     their decided tables, its drops."""
@@ -196,10 +203,7 @@ def rules_of(rows: TournamentRows) -> Tournament:
         mine = [t for t in rows.tables if t.round == r.round]
         pods = tuple(Pod(t.pod, tuple(u for u in t.seats if u is not None),
                          sum(u is None for u in t.seats)) for t in mine)
-        results = tuple(
-            PodResult(t.pod, tuple((u, p) for u, p in zip(t.seats, t.places, strict=True)
-                                   if u is not None and p is not None), t.at_deadline)
-            for t in mine if t.decided)
+        results = tuple(stored_result(t) for t in mine if t.decided)
         rounds.append(Round(Seating(r.round, r.seed, pods, r.bye_user), results))
     return Tournament(settings, tuple(Entrant(e.user_id, e.name, e.rating) for e in rows.entrants),
                       tuple(rounds), tuple((e.user_id, e.dropped_after) for e in rows.entrants
@@ -517,6 +521,11 @@ class Tournaments:
         if decided:
             rows = await self._rows(tournament_id)
             assert rows is not None
+            # each result as stored, not as the rows read before it told: a person forgotten
+            # meanwhile is their pseudonym there, as everywhere
+            stored = {(t.round, t.pod): t for t in rows.tables if t.decided}
+            decided = [replace(d, result=stored_result(stored[d.round, d.pod]))
+                       if (d.round, d.pod) in stored else d for d in decided]
         for _ in range(MAX_ENTRANTS + 1):  # each try again follows one more player's drop
             rules = rules_of(rows)
             if rules.rounds and not rules.rounds[-1].finished:
@@ -700,4 +709,5 @@ class Tournaments:
 
 
 __all__ = ["MAX_ENTRANTS", "MAX_NAME", "MAX_ROUNDS", "MIN_ENTRANTS", "Decided", "Opened",
-           "Progress", "Tournaments", "View", "round_seed", "rules_of", "table_seed"]
+           "Progress", "Tournaments", "View", "round_seed", "rules_of", "stored_result",
+           "table_seed"]

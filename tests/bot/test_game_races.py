@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from storage.backends import PostgresBackend
 from storage.helpers import ANN, BOB, Clock, Game, played, started
+from test_game_tournaments import play_out
 
 from bot.game.places import Place
 from bot.game.play import Play
@@ -267,6 +268,42 @@ async def test_a_seat_changed_by_another_process_as_the_deadline_closes_the_matc
         assert rows is not None
         [stored] = rows.tables
         assert stored.places[stored.seats.index(gone)] == 3
+    finally:
+        await mine.close()
+        await theirs.close()
+
+
+async def test_a_match_ended_before_the_pass_counts_a_person_forgotten_meanwhile_by_pseudonym(
+        backend: PostgresBackend, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Player 2's match ended before the round's pass; another process forgets player 2
+    after the pass read the tournament and before it decides the match: the places the pass
+    hands on (to the standings, the champion's post) hold the pseudonym, as the stored ones
+    do, never the forgotten id."""
+    mine, theirs = await backend.open(clock), await backend.open(clock)
+    try:
+        service = GameService(mine, clock=clock, seeds=lambda: 7)
+        other = GameService(theirs, clock=clock, seeds=lambda: 8)
+        cup, table = await _round_at_its_deadline(service, clock)
+        clock.now -= 3600  # played out within the round's hour
+        assert (await play_out(service, table)).status == "finished"
+        pending = [2]
+        result_of = mine.result_of
+
+        async def forgotten_first(table_id: int) -> Any:
+            while pending:
+                await other.people.forget(pending.pop())
+            return await result_of(table_id)
+        monkeypatch.setattr(mine, "result_of", forgotten_first)
+        [progress] = await service.tournaments.sweep()
+        [decided] = progress.decided
+        assert not pending and not decided.result.at_deadline
+        places = dict(decided.result.places)
+        rows = await mine.tournament_rows(cup)
+        assert rows is not None
+        [stored] = rows.tables
+        assert places == dict(zip(stored.seats, stored.places, strict=True))
+        assert 2 not in places and min(places) < 0  # the pseudonym, never the forgotten id
+        assert 2 not in [s.user for s in progress.standings]
     finally:
         await mine.close()
         await theirs.close()
