@@ -9,23 +9,23 @@ limit: its host at Start, ``/goblin learn``, a rematch's host; a slow match alwa
 a tournament's round seats its players whatever else they play (its host seated it, not them).
 A person who joins someone else's lobby is not refused: its host is counted.
 
-A person's count and the start it allows are one step under that person's lock
-(:meth:`MatchLimit.room`), so two Starts of one person on two lobbies at once cannot both pass
-at the limit. Several processes on one database each hold their own locks: clicks of one person
-answered by two processes at the same instant may pass it by one.
+A person's count and the start it allows are one step: the start's own write counts their
+matches under that person's lock in the database (:meth:`MatchLimit.limited`, PostgreSQL's
+advisory lock, which every process on the database waits for; SQLite writes one transaction at
+a time), so two Starts of one person at once, answered by one process or by two, cannot both
+pass at the limit. The check before it (:meth:`MatchLimit.check`) only refuses early, before a
+lobby is opened for a start that cannot pass.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from bot.game.refusals import Refusal
 from bot.game.reminders import SLOW
 from bot.storage.interface import Storage
-from bot.storage.records import TableRecord
+from bot.storage.records import Limited, TableRecord
 from i18n import msg
 
 #: Matches one person may play at once by default (``KARAK_MATCH_LIMIT``; 0: no limit).
@@ -59,13 +59,10 @@ def counted(record: TableRecord, user_id: int) -> bool:
 
 @dataclass
 class MatchLimit:
-    """The limit of matches at once (``limit``; 0: none) and each person's lock over it."""
+    """The limit of matches at once (``limit``; 0: none)."""
 
     store: Storage
     limit: int = MATCH_LIMIT
-    #: Each person's lock while a start of theirs is decided, with the starts holding or
-    #: awaiting it (dropped when none is left).
-    _locks: dict[int, tuple[asyncio.Lock, list[int]]] = field(default_factory=dict)
 
     def applies(self, timer: int) -> bool:
         """Whether a match of turn timer ``timer`` is limited (and counted)."""
@@ -75,34 +72,29 @@ class MatchLimit:
         """How many matches ``user_id`` plays at once (:func:`counted`)."""
         return sum(counted(r, user_id) for r in await self.store.running_of(user_id))
 
-    async def check(self, user_id: int, timer: int, record: TableRecord | None = None) -> None:
-        """Refuse (:class:`TooMany`, with ``record``) a match of turn timer ``timer`` that
-        ``user_id`` would start now at the limit; without their lock: a start made then must
-        be checked again in :meth:`room`."""
-        if not self.applies(timer):
-            return
-        count = await self.playing(user_id)
+    def refuse(self, user_id: int, running: Sequence[TableRecord],
+               record: TableRecord | None = None) -> None:
+        """Refuse (:class:`TooMany`, with ``record``) a match ``user_id`` would start when the
+        ``running`` tables they sit at make them play as many as the limit."""
+        count = sum(counted(r, user_id) for r in running)
         if count >= self.limit:
             raise TooMany(count, self.limit, record)
 
-    @asynccontextmanager
-    async def room(self, user_id: int, timer: int,
-                   record: TableRecord | None = None) -> AsyncIterator[None]:
-        """Hold ``user_id``'s lock, refuse as :meth:`check` does, and let the caller start the
-        match within (the next start of theirs counts it)."""
+    async def check(self, user_id: int, timer: int, record: TableRecord | None = None) -> None:
+        """Refuse (:class:`TooMany`, with ``record``) a match of turn timer ``timer`` that
+        ``user_id`` would start now at the limit; a refusal before anything is opened for it:
+        the start itself is checked again as it is written (:meth:`limited`)."""
+        if self.applies(timer):
+            self.refuse(user_id, await self.store.running_of(user_id), record)
+
+    def limited(self, user_id: int, timer: int,
+                record: TableRecord | None = None) -> Limited | None:
+        """What the write of ``user_id``'s start of a match of turn timer ``timer`` checks,
+        under their lock in the database, refusing it as :meth:`check` does (None: the match
+        is not limited)."""
         if not self.applies(timer):
-            yield
-            return
-        lock, users = self._locks.setdefault(user_id, (asyncio.Lock(), [0]))
-        users[0] += 1
-        try:
-            async with lock:
-                await self.check(user_id, timer, record)
-                yield
-        finally:
-            users[0] -= 1
-            if not users[0]:
-                self._locks.pop(user_id, None)
+            return None
+        return Limited(user_id, lambda running: self.refuse(user_id, running, record))
 
 
 __all__ = ["MATCH_LIMIT", "MAX_MATCH_LIMIT", "MatchLimit", "TooMany", "counted"]

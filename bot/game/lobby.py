@@ -19,7 +19,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Collection, Sequence
-from contextlib import AbstractAsyncContextManager, nullcontext, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -47,6 +47,7 @@ from bot.game.tables import Tables
 from bot.storage.interface import Storage
 from bot.storage.records import (
     CannotSave,
+    Limited,
     SeatInfo,
     StaleVersion,
     StorageError,
@@ -375,11 +376,11 @@ class Lobby:
             # lobby opened)
             threaded = (await self.servers.threads(record.guild_id)
                         if record.thread_choice is None else None)
-            async with self._room(user_id, record):
-                await self.store.start_game(table_id, started, state,
-                                            deadline(self.clock(), record.timer, started,
-                                                     state, None, True), record.revision,
-                                            hints=hints, threaded=threaded)
+            await self.store.start_game(table_id, started, state,
+                                        deadline(self.clock(), record.timer, started, state,
+                                                 None, True), record.revision,
+                                        hints=hints, threaded=threaded,
+                                        limited=self._limited(user_id, record))
             return await self.tables.load(table_id)
         return await self._change(table_id, begin)
 
@@ -608,12 +609,13 @@ class Lobby:
         except Refusal:  # a damaged table
             return None
 
-    def _room(self, user_id: int, record: TableRecord) -> AbstractAsyncContextManager[None]:
-        """Hold ``user_id``'s lock while the match of ``record`` starts, refused when they play
-        as many matches at once as the bot allows (:class:`~bot.game.limits.MatchLimit`)."""
+    def _limited(self, user_id: int, record: TableRecord) -> Limited | None:
+        """What the start's write checks, under ``user_id``'s lock, before the match of
+        ``record`` starts: refused when they play as many matches at once as the bot allows
+        (:class:`~bot.game.limits.MatchLimit`)."""
         if self.limit is None:
-            return nullcontext()
-        return self.limit.room(user_id, record.timer, record)
+            return None
+        return self.limit.limited(user_id, record.timer, record)
 
     @staticmethod
     def _host_only(record: TableRecord, user_id: int) -> None:

@@ -10,6 +10,7 @@ from bot.storage.core.people import Forgotten
 from bot.storage.records import (
     AiRecord,
     DamagedResult,
+    Limited,
     LogRow,
     NewTournamentTable,
     PlayerRating,
@@ -395,11 +396,14 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
                          deadline: float | None, revision: int | None = None,
-                         hints: bool | None = None, threaded: bool | None = None) -> None:
+                         hints: bool | None = None, threaded: bool | None = None,
+                         limited: Limited | None = None) -> None:
         """Turn a lobby into a running game (and, when ``hints`` is given, allow hints or not,
         when ``threaded`` is, move it to a thread of its own or not, in the same
         transaction); raises :class:`~bot.storage.records.StaleVersion` when it is
-        no longer an open lobby (or no longer at ``revision``, when given)."""
+        no longer an open lobby (or no longer at ``revision``, when given). ``limited``: the
+        start is first checked, in that transaction, under its person's lock
+        (:class:`~bot.storage.records.Limited`), and what its check raises is raised."""
 
     async def apply(self, table_id: int, before: int, state: GameState, log: LogRow,
                     seats: Sequence[SeatInfo] | None = None,

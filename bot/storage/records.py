@@ -359,6 +359,18 @@ class DamagedResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Limited:
+    """A match's start held to one person's limit of matches at once: the start's write takes
+    the lock of ``user_id`` (in every process on the database), reads the running tables they
+    sit at as that write sees them and gives them to ``check``, which refuses the start by
+    raising (nothing written). The game service supplies it; storage calls it inside the
+    start's transaction, so two starts of one person are counted one after the other."""
+
+    user_id: int
+    check: Callable[[Sequence[TableRecord]], None]
+
+
+@dataclass(frozen=True, slots=True)
 class RematchOffer:
     """An offer to play a finished table again: who offered it and when, the people who said
     they are ready (user ids, in the order they clicked), the offer's public message, and the
@@ -662,7 +674,7 @@ __all__ = [
     "TournamentRecord", "TournamentRoundRow", "TournamentRows", "TournamentStatus",
     "TournamentTableRow",
     "ACTIVE", "STATUSES", "AiRecord", "CannotSave", "CorruptTable", "DamagedOffer",
-    "DamagedResult", "DamagedResults", "DamagedTournament", "DatabaseError", "LogRow",
+    "DamagedResult", "DamagedResults", "DamagedTournament", "DatabaseError", "Limited", "LogRow",
     "NotHeld", "PlayerRating", "Rater", "RatingChange", "RematchOffer", "SchemaTooNew",
     "SeatInfo", "SeatKind", "SeatResult", "ServerDefaults", "Shards", "StaleVersion", "Status",
     "StorageError",

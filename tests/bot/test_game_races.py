@@ -2,19 +2,23 @@
 an AI seat's move (or a timed-out turn) read it and the moment it writes. The table's lock only
 serialises one process, so the store refuses the write (a stale version); the AI reads the table
 again and plays on from where it is, or stops without a word when the move is no longer its
-own. The other process's write comes in at a fixed point (just before the first write), not
-by timing."""
+own. Likewise another process starts a match of the same person between the moment a start
+counted their matches and the moment it writes: the person's limit of matches at once holds.
+The other process's write comes in at a fixed point (just before the first write), not by
+timing."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
-from storage.backends import PostgresBackend
+from storage.backends import Backend, PostgresBackend, SqliteBackend
 from storage.helpers import ANN, BOB, Clock, Game, played, started
 from test_game_tournaments import play_out
 
+from bot.game.limits import MATCH_LIMIT, TooMany
 from bot.game.places import Place
 from bot.game.play import Play
 from bot.game.service import GameService
@@ -46,10 +50,27 @@ class Meddled:
         self.writes += 1
         await self.store.apply(*args, **kwargs)
 
+    async def start_game(self, *args: Any, **kwargs: Any) -> None:
+        """A match's start, after the meddling write when one is due."""
+        meddle, self.meddle = self.meddle, None
+        if meddle is not None:
+            await meddle()
+        self.writes += 1
+        await self.store.start_game(*args, **kwargs)
+
 
 @pytest.fixture
 def backend(postgres_server: Any) -> PostgresBackend:
     return PostgresBackend(postgres_server)
+
+
+@pytest.fixture(params=("postgres", "sqlite"))
+def any_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Each backend: PostgreSQL, where two processes share the database, and SQLite, where
+    one process holds it (its "other process" is a second service on the same store)."""
+    if request.param == "postgres":
+        return PostgresBackend(request.getfixturevalue("postgres_server"))
+    return SqliteBackend(tmp_path / "karak.sqlite3")
 
 
 def play_on(store: Meddled, clock: Clock) -> Play:
@@ -307,3 +328,42 @@ async def test_a_match_ended_before_the_pass_counts_a_person_forgotten_meanwhile
     finally:
         await mine.close()
         await theirs.close()
+
+
+async def _lobby(service: GameService, channel: int) -> int:
+    """Ann's lobby in ``channel`` of server 9, with an AI seat."""
+    record = await service.lobby.create(guild_id=9, channel_id=channel, host_id=ANN,
+                                        host_name="Ann")
+    await service.lobby.add_ai(record.id, ANN)
+    return record.id
+
+
+async def test_two_starts_of_one_person_in_two_processes_leave_them_at_the_limit(
+        any_backend: Backend, clock: Clock) -> None:
+    """Ann starts two matches at the same moment, one below the limit of matches at once, each
+    Start answered by another process (two servers on two shards): the other process's start
+    is written between the moment this one counted her matches and the moment it writes. Only
+    one starts; the other is refused with the limit and its lobby waits, nothing lost."""
+    mine = await any_backend.open(clock)
+    theirs = await any_backend.open(clock) if any_backend.shared else mine
+    try:
+        store = Meddled(mine)
+        service = GameService(store, clock=clock)  # type: ignore[arg-type]
+        other = GameService(theirs, clock=clock)  # its own locks, as another process's
+        for channel in range(100, 100 + MATCH_LIMIT - 1):
+            await service.lobby.start(await _lobby(service, channel), ANN)
+        here, there = await _lobby(service, 1), await _lobby(service, 2)
+
+        async def start_there() -> None:  # Ann's other Start, answered by the other process
+            await other.lobby.start(there, ANN)
+        store.meddle = start_there
+        with pytest.raises(TooMany) as refused:
+            await service.lobby.start(here, ANN)
+        assert refused.value.count == MATCH_LIMIT and refused.value.limit == MATCH_LIMIT
+        assert (await service.tables.load(there)).status == "running"
+        assert (await service.tables.load(here)).status == "lobby"  # it waits
+        assert await service.limit.playing(ANN) == MATCH_LIMIT
+    finally:
+        await mine.close()
+        if theirs is not mine:
+            await theirs.close()

@@ -1,12 +1,20 @@
 """Who sits where and each person's reminders, on every backend: a person's running tables are
 found through ``table_seats``, kept in step with every write of a table's seats (a lobby joined
 and left, a game started, a seat handed on with a move); the upgrade fills it from the tables
-already stored (a damaged row skipped); a person's choice of direct-message reminders is kept."""
+already stored (a damaged row skipped); a person's choice of direct-message reminders is kept.
+A start held to a person's limit counts their running tables under their lock, after any start
+of theirs another process is writing."""
 from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
 
 from bot.game.places import Place
 from bot.storage.interface import Storage
-from bot.storage.records import SeatInfo
+from bot.storage.records import Limited, SeatInfo, TableRecord
 from bot.storage.sqlite_schema import MIGRATIONS
 from storage.backends import Backend
 from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, finished, play_on, played, started
@@ -128,3 +136,58 @@ async def test_the_upgrade_keeps_each_choice_of_reminders_without_a_language(
         assert await store.notify_locales([ANN, BOB]) == {ANN: None, BOB: None}
     finally:
         await store.close()
+
+
+class Full(Exception):
+    """A start refused by its limit: the person already plays ``count`` matches."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(count)
+        self.count = count
+
+
+def at_most_one(running: Sequence[TableRecord]) -> None:
+    """A limit of one match at once."""
+    if running:
+        raise Full(len(running))
+
+
+async def test_a_limited_start_waits_for_another_process_s_start_of_that_person(
+        backend: Backend, store: Storage, fresh: Storage,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes start a match of Ann at the same moment, each held to a limit of one
+    match at once. The second's count waits for the first start's transaction to end
+    (PostgreSQL's READ COMMITTED would let a count made meanwhile miss the first start), so it
+    finds that match and is refused, nothing written: its lobby stays open."""
+    theirs = fresh if backend.shared else store  # SQLite: one process holds the file
+    game = played(1)
+    mine, other = [await store.create_table(
+        guild_id=GUILD, place_key=Place.of(GUILD, ANN).key, channel_id=channel, host_id=ANN,
+        seats=SEATS, abilities=False, timer=60, seed=game.states[0].config.seed)
+        for channel in (1, 2)]
+    limited = Limited(ANN, at_most_one)
+    mine_started: list[asyncio.Task[None]] = []
+    wrote = theirs._wrote  # type: ignore[attr-defined]
+
+    async def paused(*args: Any) -> bool:  # their start written, not yet committed
+        if not mine_started:
+            mine_started.append(asyncio.ensure_future(store.start_game(
+                mine.id, SEATS, game.states[0], None, limited=limited)))
+            while backend.shared and not mine_started[0].done() and not await _waiting(store):
+                await asyncio.sleep(0)  # until this start waits for Ann's lock (or got through)
+        return bool(await wrote(*args))
+    monkeypatch.setattr(theirs, "_wrote", paused)
+    await theirs.start_game(other.id, SEATS, game.states[0], None, limited=limited)
+    with pytest.raises(Full) as refused:
+        await mine_started[0]
+    assert refused.value.count == 1
+    assert [r.id for r in await store.running_of(ANN)] == [other.id]
+    found = await store.get(mine.id)
+    assert found is not None and found.status == "lobby"
+
+
+async def _waiting(store: Storage) -> bool:
+    """Whether a PostgreSQL session waits for an advisory lock."""
+    row = await store._read.fetchrow(  # type: ignore[attr-defined]
+        "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+    return row is not None and int(str(row[0])) > 0

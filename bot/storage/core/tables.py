@@ -20,11 +20,11 @@ database returns the stored state only when the row was written since.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import replace
 
 from bot.storage.core.base import Base
-from bot.storage.core.db import Db, Row
+from bot.storage.core.db import Db, Row, lock_person
 from bot.storage.core.ratings import store_result
 from bot.storage.core.rows import (
     LOG_COLUMNS,
@@ -44,6 +44,7 @@ from bot.storage.core.servers import write_defaults
 from bot.storage.records import (
     CorruptTable,
     DatabaseError,
+    Limited,
     LogRow,
     NotHeld,
     Rater,
@@ -292,12 +293,14 @@ class TableQueries(Base):
     async def _update(self, table_id: int, guard: int | None, columns: dict[str, object],
                       bump: bool = False, seats: Sequence[SeatInfo] | None = None,
                       touch: bool = True, lobby: bool = False,
-                      revision: int | None = None) -> None:
+                      revision: int | None = None, limited: Limited | None = None) -> None:
         """Write ``columns`` of one table (guarded by its version when ``guard`` is given, by
         its revision when ``revision`` is, and by its being an open lobby when ``lobby``;
         ``bump``: a lobby change, which raises its revision; ``seats``: the seats written,
         whose people go into ``table_seats`` in the same transaction; ``touch``:
-        ``updated_at`` becomes now); raises :class:`StaleVersion` when no row was written."""
+        ``updated_at`` becomes now; ``limited``: checked first, see
+        :class:`~bot.storage.records.Limited`); raises :class:`StaleVersion` when no row was
+        written."""
         if touch:
             columns["updated_at"] = self.clock()
         sets = ", ".join(f"{name} = ?" for name in columns)
@@ -314,10 +317,27 @@ class TableQueries(Base):
         if lobby:
             sql += " AND status = 'lobby'"
         async with self._table_tx(table_id) as db:
+            if limited is not None:
+                await lock_person(db, self.dialect, limited.user_id)
+                limited.check(await self._running_in(db, limited.user_id))
             if await db.execute(sql, *values) != 1:
                 raise StaleVersion(f"table {table_id} moved on")
             if seats is not None:
                 await write_seats(db, table_id, seats)
+
+    async def _running_in(self, db: Db, user_id: int) -> list[TableRecord]:
+        """Within ``db``'s transaction: the running tables where ``user_id`` holds a seat (or
+        held one that went to the AI), by id, as that transaction sees them (another process's
+        start committed before it took their lock is among them); a damaged table is left
+        out, as :meth:`~bot.storage.core.seated.SeatedQueries.running_of` leaves it."""
+        rows = await db.fetch(
+            f"SELECT {TABLE_COLUMNS} FROM tables WHERE status = 'running' AND id IN "
+            "(SELECT table_id FROM table_seats WHERE user_id = ?) ORDER BY id", user_id)
+        out: list[TableRecord] = []
+        for row in rows:
+            with suppress(CorruptTable):
+                out.append(read_record(row, self._states))
+        return out
 
     async def update_lobby(self, table_id: int, seats: Sequence[SeatInfo],
                            host_id: int | None = None, revision: int | None = None) -> None:
@@ -352,13 +372,17 @@ class TableQueries(Base):
 
     async def start_game(self, table_id: int, seats: Sequence[SeatInfo], state: GameState,
                          deadline: float | None, revision: int | None = None,
-                         hints: bool | None = None, threaded: bool | None = None) -> None:
+                         hints: bool | None = None, threaded: bool | None = None,
+                         limited: Limited | None = None) -> None:
         """Turn a lobby into a running game holding ``state`` (version ``state.step``), played
         with this bot's cards (its catalogue version), whether hints are allowed when
         ``hints`` is given and whether it moves to a thread of its own when ``threaded`` is,
         in one transaction; raises :class:`StaleVersion` when it is no
         longer an open lobby (closed meanwhile, by another process too) or, given
-        ``revision``, no longer at that revision (its seats changed since they were read)."""
+        ``revision``, no longer at that revision (its seats changed since they were read).
+        ``limited``: checked first in that transaction, under its person's lock (PostgreSQL's
+        advisory lock: another process's start of theirs is waited for, then counted; SQLite
+        writes one transaction at a time), see :class:`~bot.storage.records.Limited`."""
         text = storable(state)
         changes: dict[str, object] = {"status": "running", "seats": seats_to_json(seats),
                                       "state": text, "version": state.step,
@@ -368,7 +392,7 @@ class TableQueries(Base):
         if threaded is not None:
             changes["threaded"] = threaded
         await self._update(table_id, 0, changes, bump=True, seats=seats, lobby=True,
-                           revision=revision)
+                           revision=revision, limited=limited)
         remember(self._states, table_id, text, state)
 
     async def set_message(self, table_id: int, *, message_id: int | None = None,
