@@ -151,8 +151,7 @@ class Lobby:
         ask for hints (None: decided when the game starts, by
         :func:`~bot.game.hints.hints_by_default`).
         """
-        server = await self.servers.settings(guild_id)
-        locale = server.forced_locale or locale
+        server = await self.servers.settings(guild_id)  # its language: the store's
         if abilities is None:
             abilities = server.defaults.abilities
         if timer is None:

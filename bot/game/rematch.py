@@ -333,7 +333,7 @@ class Rematches:
                 channel_id=record.channel_id,
                 host_id=host, seats=seats, abilities=record.abilities,
                 timer=record.timer, seed=self.seeds(),
-                locale=await self.store.guild_locale(record.guild_id) or record.locale,
+                locale=record.locale,  # unless the server forced one: the store's then
                 ai_level=record.ai_level, lessons=record.lessons, undo=record.undo,
                 threaded=record.threaded, hints=record.hints_choice,
                 thread_chosen=record.thread_choice is not None)

@@ -338,7 +338,10 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         true, and ask for hints when ``hints`` is (None: decided as it starts); raises
         :class:`~bot.storage.records.TableExists` when the channel has an active table (a
         guided match bound for a thread of its own neither holds the channel nor is refused
-        there)."""
+        there). It speaks ``locale`` unless its server forced a language: then the one stored,
+        read in the same transaction under the server's language lock (a language change
+        made meanwhile, by another process too, is the one it speaks, or finds and changes
+        it: see :meth:`relocalise_guild`)."""
 
     async def get(self, table_id: int) -> TableRecord | None:
         """The table or None."""
@@ -533,7 +536,8 @@ class Storage(RatingStorage, LeaseStorage, ShareStorage, PeopleStorage, SeatedSt
         """Force a server's language (None: Discord's again), with its ``defaults`` for new
         tables when given, and set ``locale`` on its lobbies, running tables, finished tables
         whose rematch offer is open and tournaments taking sign-ups or under way, in one
-        transaction; the ids of the tables, then of the tournaments, whose language changed."""
+        transaction, under the server's language lock (see :meth:`create_table`); the ids of
+        the tables, then of the tournaments, whose language changed."""
 
     # the bot's own metadata
     async def get_meta(self, key: str) -> str | None:

@@ -18,13 +18,16 @@ from storage.backends import Backend, PostgresBackend, SqliteBackend
 from storage.helpers import ANN, BOB, Clock, Game, played, started
 from test_game_tournaments import play_out
 
+
+from storage.helpers import ANN, BOB, Clock, Game, finished, played, started
+
 from bot.game.limits import MATCH_LIMIT, TooMany
 from bot.game.places import Place
 from bot.game.play import Play
 from bot.game.service import GameService
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
-from bot.storage.records import SeatInfo, ServerDefaults
+from bot.storage.records import SeatInfo, ServerDefaults, TableRecord
 from bot.workers.thinking import Thinking
 
 #: Every seat played by the AI at easy level.
@@ -49,6 +52,14 @@ class Meddled:
             await meddle()
         self.writes += 1
         await self.store.apply(*args, **kwargs)
+
+    async def create_table(self, *args: Any, **kwargs: Any) -> TableRecord:
+        """A new table, after the meddling write when one is due."""
+        meddle, self.meddle = self.meddle, None
+        if meddle is not None:
+            await meddle()
+        self.writes += 1
+        return await self.store.create_table(*args, **kwargs)
 
     async def start_game(self, *args: Any, **kwargs: Any) -> None:
         """A match's start, after the meddling write when one is due."""
@@ -363,6 +374,35 @@ async def test_two_starts_of_one_person_in_two_processes_leave_them_at_the_limit
         assert (await service.tables.load(there)).status == "running"
         assert (await service.tables.load(here)).status == "lobby"  # it waits
         assert await service.limit.playing(ANN) == MATCH_LIMIT
+    finally:
+        await mine.close()
+        if theirs is not mine:
+            await theirs.close()
+
+
+async def test_a_rematch_opened_as_another_process_changes_the_language_speaks_the_new_one(
+        any_backend: Backend, clock: Clock) -> None:
+    """Ann, alone with the AI, clicks Rematch as the server's admins force French, answered by
+    another process: the language is changed between the moment her rematch read the server's
+    language and the moment it opens its table. The rematch speaks French all the same (that
+    process's change found no table of it to change)."""
+    mine = await any_backend.open(clock)
+    theirs = await any_backend.open(clock) if any_backend.shared else mine
+    try:
+        alone = (SeatInfo(user=ANN, name="Ann", hero="horan"), *AI_SEATS[1:])
+        tid = await finished(mine, 2, channel=1, guild=9, seats=alone)
+        store = Meddled(mine)
+        service = GameService(store, clock=clock)  # type: ignore[arg-type]
+        other = GameService(theirs, clock=clock)
+
+        async def force_french() -> None:  # /goblin settings language:fr, elsewhere
+            changed = await other.servers.change_settings(9, True, language="fr")
+            assert changed.forced_locale == "fr" and not changed.relocalised
+        store.meddle = force_french
+        state = await service.rematches.offer(tid, ANN)
+        assert state.started is not None and store.writes >= 1
+        assert state.started.locale == "fr"
+        assert (await mine.get(state.started.id)).locale == "fr"  # type: ignore[union-attr]
     finally:
         await mine.close()
         if theirs is not mine:

@@ -1,9 +1,12 @@
 """The stored tables through the storage interface: a move and its log row are one write, the
 log keeps the order moves were applied (a step may come back after an undo), everything survives
 a restart, a damaged column hurts its own table only, and the servers' settings and the bot's
-metadata are kept."""
+metadata are kept; a table opened as its server's language changes speaks the new one."""
 
 from __future__ import annotations
+
+import asyncio
+from typing import Any
 
 import pytest
 
@@ -317,6 +320,45 @@ async def test_a_finished_table_whose_rematch_offer_is_open_changes_language_wit
         assert [(await reader.get(t)).locale for t in (waiting, lapsed, quiet)] \
             == ["fr", "en", "en"]  # type: ignore[union-attr]
         assert (await reader.get(waiting)).updated_at == ended  # type: ignore[union-attr]
+
+
+async def test_a_table_opened_as_another_process_changes_the_language_speaks_the_new_one(
+        backend: Backend, store: Storage, fresh: Storage,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process forces French on the server while a table of it is opened here: the
+    opening waits for the change's transaction to end (PostgreSQL's READ COMMITTED would let it
+    read the former language while the change, which cannot see an uncommitted table, misses
+    it), then speaks French. A table opened in direct messages waits for nothing."""
+    theirs = fresh if backend.shared else store  # SQLite: one process holds the file
+    await store.set_guild_settings(GUILD, ServerDefaults())
+    running = await started(store, played(1).states[0], channel=1)  # one the change writes
+    opened: list[asyncio.Task[Any]] = []
+    wrote = theirs._wrote  # type: ignore[attr-defined]
+
+    async def paused(*args: Any) -> bool:  # the language written, not yet committed
+        if not opened:
+            opened.append(asyncio.ensure_future(store.create_table(
+                guild_id=GUILD, place_key=Place.of(GUILD, ANN).key, channel_id=2, host_id=ANN,
+                seats=SEATS[:1], abilities=False, timer=0, seed=5, locale="en")))
+            while backend.shared and not opened[0].done() and not await _waiting(store):
+                await asyncio.sleep(0)  # until the opening waits for the lock (or got through)
+        return bool(await wrote(*args))
+    monkeypatch.setattr(theirs, "_wrote", paused)
+    assert await theirs.relocalise_guild(GUILD, None, "fr", "fr") == ([running.id], [])
+    table = await opened[0]
+    assert table.locale == "fr"
+    assert (await fresh.get(table.id)).locale == "fr"  # type: ignore[union-attr]
+    alone = await store.create_table(guild_id=None, place_key=Place.of(None, ANN).key,
+                                      channel_id=3, host_id=ANN, seats=SEATS[:1],
+                                      abilities=False, timer=0, seed=5, locale="cs")
+    assert alone.locale == "cs"  # direct messages: the person's language, no server's
+
+
+async def _waiting(store: Storage) -> bool:
+    """Whether a PostgreSQL session waits for an advisory lock."""
+    row = await store._read.fetchrow(  # type: ignore[attr-defined]
+        "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+    return row is not None and int(str(row[0])) > 0
 
 
 async def test_times_come_back_to_the_microsecond(store: Storage, fresh: Storage,

@@ -4,7 +4,7 @@ bot's own metadata."""
 from __future__ import annotations
 
 from bot.storage.core.base import Base
-from bot.storage.core.db import Db
+from bot.storage.core.db import Db, Dialect
 from bot.storage.core.rows import as_int, read_defaults
 from bot.storage.records import ServerDefaults
 from i18n import LOCALES
@@ -21,6 +21,29 @@ async def write_defaults(db: Db, guild_id: int, defaults: ServerDefaults) -> Non
         "threads = excluded.threads",
         guild_id, defaults.abilities, defaults.timer, defaults.ai_level, defaults.undo,
         defaults.threads)
+
+
+#: The key space of the locks on a server's language (the server's id, as text, the other half
+#: of the key): a language change holds it, and so does the opening of a table of that server,
+#: so a table opened as the language changes is either opened in the new one or found and
+#: changed by it.
+LANGUAGE_LOCK = 0x4C41
+
+
+def forced_locale(value: object) -> str | None:
+    """The language a server forced, from its stored ``settings.locale`` (None: it follows
+    Discord's language, also for a value that is no language this bot speaks)."""
+    return value if isinstance(value, str) and value in LOCALES else None
+
+
+async def hold_language(db: Db, dialect: Dialect, guild_id: int) -> str | None:
+    """Within ``db``'s transaction: take server ``guild_id``'s language lock (where the dialect
+    has such locks: SQLite writes one transaction at a time) and read the language it forced
+    (None: none)."""
+    if dialect.lock_place is not None:
+        await db.execute(dialect.lock_place, LANGUAGE_LOCK, str(guild_id))
+    row = await db.fetchrow("SELECT locale FROM settings WHERE guild_id = ?", guild_id)
+    return None if row is None else forced_locale(row[0])
 
 
 class ServerQueries(Base):
@@ -48,8 +71,7 @@ class ServerQueries(Base):
             return None
         row = await self._read.fetchrow("SELECT locale FROM settings WHERE guild_id = ?",
                                         guild_id)
-        value = None if row is None else row[0]
-        return value if isinstance(value, str) and value in LOCALES else None
+        return None if row is None else forced_locale(row[0])
 
     async def active_in_guild(self, guild_id: int) -> list[int]:
         """Ids of a server's lobbies and running tables (oldest first)."""

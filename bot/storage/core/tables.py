@@ -40,7 +40,7 @@ from bot.storage.core.rows import (
     remember,
 )
 from bot.storage.core.seated import write_seats
-from bot.storage.core.servers import write_defaults
+from bot.storage.core.servers import hold_language, write_defaults
 from bot.storage.records import (
     CorruptTable,
     DatabaseError,
@@ -175,10 +175,16 @@ class TableQueries(Base):
         :class:`TableExists` when the channel has an active table played in it (a thread whose
         match is running counts as its channel), also when another process created it a moment
         ago; a guided match bound for a thread of its own (``lessons`` and ``threaded``) holds
-        no place in the channel and is refused by none."""
+        no place in the channel and is refused by none. ``locale``: its language, unless its
+        server forced one: then the one stored as the table is written, read under the
+        server's language lock, so a language change (:meth:`relocalise_guild`) made
+        meanwhile, by another process too, is either the one it speaks or finds it and
+        changes it."""
         now = self.clock()
         try:
             async with self._tx() as db:
+                if guild_id is not None:
+                    locale = await hold_language(db, self.dialect, guild_id) or locale
                 there = await db.fetchrow(
                     "SELECT id FROM tables WHERE thread_id = ? "
                     "AND status IN ('lobby','running')", channel_id)
@@ -539,10 +545,12 @@ class TableQueries(Base):
         on its tournaments taking sign-ups or under way, all in one transaction: a database
         that stops part of the way changes nothing; so do its finished tables whose rematch
         offer is open. The ids of the tables, then of the tournaments, whose language
-        changed."""
+        changed. Made under the server's language lock, as a table of the server is opened
+        (:meth:`create_table`): one opened meanwhile speaks the new language, or is changed."""
         tables: list[int] = []
         try:
             async with self._tx() as db:
+                await hold_language(db, self.dialect, guild_id)  # a table opened waits
                 if defaults is not None:
                     await write_defaults(db, guild_id, defaults)
                 if await db.execute("UPDATE settings SET locale = ? WHERE guild_id = ?",
