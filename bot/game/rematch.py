@@ -15,6 +15,9 @@ while it is as read: when another process's click or timer pass, or a person for
 meanwhile (forgetting takes no finished table's lock), changed it since, a click is made again
 on the offer as it is now (nobody's readiness lost, no forgotten person's id written back), and
 the timer pass leaves it alone (a rematch started meanwhile stays linked to its offer).
+An offer speaks its server's language as it is when the offer is made (its table takes the
+language the server forced, as a language change gives it to the table of an open offer), and
+so does the rematch it opens, also when the language changes at that very moment.
 """
 
 from __future__ import annotations
@@ -109,7 +112,8 @@ class Rematches:
                 if set(people(record)) <= {user_id}:  # played alone with the AI: at once
                     return await self._begin(record, offer, stored, blocked, user_id)
                 await self._write(offer, stored)
-                return RematchState(offer, record)
+                # drawn from the table as the offer left it: in its server's language now
+                return RematchState(offer, await self.tables.load(table_id))
             return await self._ready(record, offer, user_id, blocked)
         return await self._again(table_id, make)
 

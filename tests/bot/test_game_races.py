@@ -3,9 +3,10 @@ an AI seat's move (or a timed-out turn) read it and the moment it writes. The ta
 serialises one process, so the store refuses the write (a stale version); the AI reads the table
 again and plays on from where it is, or stops without a word when the move is no longer its
 own. Likewise another process starts a match of the same person between the moment a start
-counted their matches and the moment it writes: the person's limit of matches at once holds.
-The other process's write comes in at a fixed point (just before the first write), not by
-timing."""
+counted their matches and the moment it writes: the person's limit of matches at once holds;
+or it changes the server's language as a rematch is offered or opened: the offer and the
+rematch speak the new language. The other process's write comes in at a fixed point (just
+before the first write), not by timing."""
 
 from __future__ import annotations
 
@@ -60,6 +61,14 @@ class Meddled:
             await meddle()
         self.writes += 1
         return await self.store.create_table(*args, **kwargs)
+
+    async def save_rematch(self, *args: Any, **kwargs: Any) -> bool:
+        """A rematch offer written, after the meddling write when one is due."""
+        meddle, self.meddle = self.meddle, None
+        if meddle is not None:
+            await meddle()
+        self.writes += 1
+        return bool(await self.store.save_rematch(*args, **kwargs))
 
     async def start_game(self, *args: Any, **kwargs: Any) -> None:
         """A match's start, after the meddling write when one is due."""
@@ -403,6 +412,36 @@ async def test_a_rematch_opened_as_another_process_changes_the_language_speaks_t
         assert state.started is not None and store.writes >= 1
         assert state.started.locale == "fr"
         assert (await mine.get(state.started.id)).locale == "fr"  # type: ignore[union-attr]
+    finally:
+        await mine.close()
+        if theirs is not mine:
+            await theirs.close()
+
+
+async def test_a_rematch_offered_as_another_process_changes_the_language_speaks_the_new_one(
+        any_backend: Backend, clock: Clock) -> None:
+    """Ann clicks Rematch on a match she played with Bob as the server's admins force French,
+    answered by another process: the language is changed between the moment her click read
+    the finished table and the moment it writes the offer (that change found no open offer to
+    change). The offer speaks French, as one made a moment later would, and so does what it
+    is drawn from, now and when it is drawn again."""
+    mine = await any_backend.open(clock)
+    theirs = await any_backend.open(clock) if any_backend.shared else mine
+    try:
+        tid = await finished(mine, 2, channel=1, guild=9)
+        store = Meddled(mine)
+        service = GameService(store, clock=clock)  # type: ignore[arg-type]
+        other = GameService(theirs, clock=clock)
+
+        async def force_french() -> None:  # /goblin settings language:fr, elsewhere
+            changed = await other.servers.change_settings(9, True, language="fr")
+            assert changed.forced_locale == "fr" and not changed.relocalised
+        store.meddle = force_french
+        state = await service.rematches.offer(tid, ANN)
+        assert state.started is None and store.writes == 1
+        assert state.record.locale == "fr"  # the offer posted now
+        now = await service.rematches.now(tid)
+        assert now is not None and now.record.locale == "fr"  # and each redraw
     finally:
         await mine.close()
         if theirs is not mine:

@@ -361,6 +361,26 @@ async def _waiting(store: Storage) -> bool:
     return row is not None and int(str(row[0])) > 0
 
 
+async def test_a_new_rematch_offer_speaks_the_language_its_server_forced(
+        store: Storage, fresh: Storage, clock: Clock) -> None:
+    """A match finished in English before the server forced French: the offer made at it
+    afterwards makes it speak French (as a change of language makes an open offer's table);
+    a finished table in direct messages, or of a server following Discord's language, keeps
+    its own."""
+    server = await finished(store, 1, channel=1)
+    alone = await finished(store, 2, channel=2, guild=None)
+    other = await finished(store, 3, channel=3, guild=GUILD + 1)
+    await store.set_guild_settings(GUILD, ServerDefaults())
+    assert await store.relocalise_guild(GUILD, None, "fr", "fr") == ([], [])  # none offered
+    await store.set_guild_settings(GUILD + 1, ServerDefaults())
+    for tid in (server, alone, other):
+        assert (await store.get(tid)).locale == "en"  # type: ignore[union-attr]
+        assert await store.save_rematch(RematchOffer(tid, ANN, clock.now, (ANN,)))
+    for reader in (store, fresh):
+        assert [(await reader.get(t)).locale for t in (server, alone, other)] \
+            == ["fr", "en", "en"]  # type: ignore[union-attr]
+
+
 async def test_times_come_back_to_the_microsecond(store: Storage, fresh: Storage,
                                                   clock: Clock) -> None:
     """PostgreSQL keeps times as ``timestamptz`` (microseconds): a time to the microsecond

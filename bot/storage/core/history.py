@@ -19,6 +19,7 @@ from bot.storage.core.rows import (
     opt_int,
     read_results,
 )
+from bot.storage.core.servers import hold_language
 from bot.storage.records import (
     DamagedOffer,
     DamagedResult,
@@ -98,6 +99,20 @@ def _offer_row(offer: RematchOffer) -> tuple[object, ...]:
     """The values of ``offer``'s ``rematches`` row (:data:`OFFER_COLUMNS`)."""
     return (offer.table_id, offer.offered_by, offer.offered_at, json.dumps(offer.ready),
             offer.message_id, offer.new_table, offer.closed)
+
+
+async def speak_as_server(db: Db, dialect: Dialect, table_id: int) -> None:
+    """Within ``db``'s transaction: table ``table_id``, of a server that forced a language,
+    speaks it from now on (read under the server's language lock, see
+    :func:`~bot.storage.core.servers.hold_language`)."""
+    row = await db.fetchrow("SELECT guild_id FROM tables WHERE id = ?", table_id)
+    guild_id = None if row is None else row[0]
+    if not isinstance(guild_id, int):
+        return
+    forced = await hold_language(db, dialect, guild_id)
+    if forced is not None:
+        await db.execute("UPDATE tables SET locale = ? WHERE id = ? AND locale != ?",
+                         forced, table_id, forced)
 
 
 class HistoryQueries(Base):
@@ -203,10 +218,14 @@ class HistoryQueries(Base):
         change since it was read (another process's click or timer pass, a person forgotten)
         is never written over. Not written either (False) when a person it adds (who offered
         it, or is ready) no longer sits at the table: forgotten meanwhile, by another process
-        too, nothing is kept under their id. True when written."""
+        too, nothing is kept under their id. True when written. A new offer at a server's
+        table makes the table speak the language the server forced (as a language change
+        makes an open offer's), read under the server's language lock: a change made
+        meanwhile, by another process too, is the one it speaks, or finds it open."""
         added = sorted({offer.offered_by, *offer.ready}
                        - (set() if was is None else {was.offered_by, *was.ready}))
-        async with self._tx() as db:
+        # a new offer may change its table's language: written as the table's write
+        async with self._tx() if was is not None else self._table_tx(offer.table_id) as db:
             for user in added:  # in order: two writers never wait for each other's
                 await lock_person(db, self.dialect, user)
             if added:
@@ -217,9 +236,12 @@ class HistoryQueries(Base):
                 if row is None or as_int(row[0], "count") != len(added):
                     return False
             if was is None:
-                return await db.execute(
-                    f"INSERT INTO rematches ({OFFER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (table_id) DO NOTHING", *_offer_row(offer)) == 1
+                if await db.execute(
+                        f"INSERT INTO rematches ({OFFER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                        "ON CONFLICT (table_id) DO NOTHING", *_offer_row(offer)) != 1:
+                    return False
+                await speak_as_server(db, self.dialect, offer.table_id)
+                return True
             row = await db.fetchrow(
                 f"SELECT {OFFER_COLUMNS} FROM rematches WHERE table_id = ?"
                 f"{self.dialect.for_update}", bounded(offer.table_id))
