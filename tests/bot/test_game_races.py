@@ -16,11 +16,8 @@ from typing import Any
 
 import pytest
 from storage.backends import Backend, PostgresBackend, SqliteBackend
-from storage.helpers import ANN, BOB, Clock, Game, played, started
-from test_game_tournaments import play_out
-
-
 from storage.helpers import ANN, BOB, Clock, Game, finished, played, started
+from test_game_tournaments import play_out
 
 from bot.game.limits import MATCH_LIMIT, TooMany
 from bot.game.places import Place
