@@ -131,8 +131,11 @@ def line(record: TableRecord, thread_id: int, ending: str | None = None) -> Msg:
             f"hero.{record.state.seats[seat].hero}.name")
         if won_for_person(record):  # as the end's post names the AI's win in their seat
             who = msg("bot.table.ai_played", who=who)
+        others = [s for i, s in enumerate(record.seats) if i != seat]
+        if all(s.user is None for s in others):  # "won against 2 AI", not "2 opponents, 2 AI"
+            return msg("bot.thread.won_ai", winner=who, count=len(others), link=link)
         return msg("bot.thread.won", winner=who, others=plain_param(players(record, but=seat)),
-                   count=len(record.seats) - 1, players=everyone, link=link)
+                   count=len(others), players=everyone, link=link)
     if ending in ("abandoned", "deleted", "locked", "round_over"):
         return msg(f"bot.thread.{ending}", players=everyone, link=link)
     return msg("bot.thread.playing", players=everyone, link=link)
