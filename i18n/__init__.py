@@ -31,6 +31,8 @@ Two things a plain ``str.format`` cannot do are handled here, so translators wri
   "5 points de vie", "5 životů"; in Czech also before it, "životy 5" of a monster's figures)
   are joined by a no-break space, so a line never parts them (the pictures' texts,
   ``render.*``, are drawn as they are).
+* **Durations.** A number and the hours or minutes after it ("15 h 59 min") are joined the
+  same way, so a phone never shows a lone "h" at the start of a line.
 """
 
 from __future__ import annotations
@@ -231,6 +233,9 @@ _HP_UNIT = {"en": re.compile(r"(?<!\w)(\{\w+\}|\d+) (?=HP\b)"),
             "cs": re.compile(r"(?<!\w)(\{\w+\}|\d+) (?=život(?:y|ů)?\b)|(?<=\bživoty) "
                              r"(?=\{\w+\}|\d)")}
 
+#: A number (a parameter or digits) before the hours or minutes of a duration, in every language.
+_TIME_UNIT = re.compile(r"(?<!\w)(\{\w+\}|\d+) (?=(?:h|min)\b)")
+
 
 def _typography(text: str) -> str:
     """French no-break spaces before ``: ; ! ? »``, after ``«`` and after ``n°`` before its
@@ -301,6 +306,8 @@ def _render(m: Msg, loc: str, form: str | None) -> str:
         text = _czech(text, values)
     if loc_text in _HP_UNIT and not m.key.startswith("render."):  # pictures wrap on their own
         text = _HP_UNIT[loc_text].sub(lambda u: f"{u[1] or ''}\u00a0", text)
+    if not m.key.startswith("render."):
+        text = _TIME_UNIT.sub("\\1\u00a0", text)
     if not m.params:
         return text
     try:

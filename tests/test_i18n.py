@@ -161,6 +161,20 @@ def test_a_number_of_hp_stays_on_the_line_of_its_unit(locale: str) -> None:
 
 
 @pytest.mark.parametrize("locale", LOCALES)
+def test_a_duration_keeps_its_numbers_with_their_units(locale: str) -> None:
+    """"15 h 59 min" keeps each number on the line of its unit: a slow match's reminder on a
+    phone ended a French line with "il reste 15" and began the next with "h 59 min"."""
+    left = translate(msg("turns.left.hour_minute", count=15, minutes=59), locale)
+    assert "15\u00a0h 59\u00a0min" in left, left
+    split = re.compile(r"(?<!\w)\d+ (?:h|min)\b")
+    for k, entry in catalog(locale).items():
+        if k.startswith("render."):  # pictures draw their texts as they are
+            continue
+        for count in (1, 3, 7):
+            rendered = translate(msg(k, **{p: count for p in placeholders(entry)}), locale)
+            assert not split.search(rendered), (locale, k, rendered)
+
+@pytest.mark.parametrize("locale", LOCALES)
 def test_a_past_match_s_figures_stay_with_their_labels(locale: str) -> None:
     """/goblin history's lines at a phone's width: a figure never starts a line away from its
     label ("HP:" / "5"), nor does a line start with the "·" between two figures."""

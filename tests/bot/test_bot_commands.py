@@ -44,7 +44,7 @@ async def test_second_new_says_where_the_running_table_is(bot: LiveBot) -> None:
 async def test_lobby_by_commands(bot: LiveBot) -> None:
     await bot.command(ANN, "new", abilities=True, timer=300)
     lobby = bot.public()[-1]
-    assert "on" in lobby.text() and "5 min" in lobby.text()
+    assert "on" in lobby.text() and "5\u00a0min" in lobby.text()
     await bot.command(BOB, "join")
     assert f"<@{BOB.id}>" in lobby.text()  # lobby edited
     ix = await bot.command(BOB, "start")

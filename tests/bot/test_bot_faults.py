@@ -343,7 +343,7 @@ async def test_a_damaged_server_settings_row_reads_as_the_defaults(
     assert rec.ai_level == "hard" and rec.timer == 0  # the settings not damaged still hold
     assert rec.locale == ("en" if "locale" in columns else "fr")
     [text] = bot.said(await bot.command(ADMIN, "settings", timer=60))
-    assert "turn timer: 1 min" in text and "AI level: hard" in text, text
+    assert "turn timer: 1\u00a0min" in text and "AI level: hard" in text, text
     assert "bot.language" not in text, text
 
 

@@ -61,7 +61,7 @@ async def test_a_slow_turn_pings_then_reminds_once_after_a_quarter(bot: LiveBot,
     await remind(bot)
     [sent] = dms(bot, mover)
     text = sent.text()
-    assert f"table #{tid}" in text and "2 days 5 h left" in text
+    assert f"table #{tid}" in text and "2 days 5\u00a0h left" in text
     assert f"https://discord.com/channels/{GUILD}/{CHANNEL}/{table.id}" in text
     clock.now += 6 * HOUR
     await remind(bot)

@@ -151,8 +151,8 @@ async def test_a_tournament_signs_up_plays_its_rounds_by_deadline_and_names_its_
         "bye (5 points).",
         "**Turn timer:** none.",
         "**Hero abilities:** off.",
-        "**Round length:** 1 h. A match not finished by then is ranked as it stands (most keys, "
-        "then most hit points) and is not rated.",
+        "**Round length:** 1\u00a0h. A match not finished by then is ranked as it stands (most "
+        "keys, then most hit points) and is not rated.",
         "**Sign-up closes:** when the host starts the tournament.",
         "**Points by place:** 5/3/2/1 at a table of 4, 5/3/1 at a table of 3, 5/1 at a table "
         "of 2.",
@@ -366,7 +366,7 @@ async def test_the_sign_up_message_states_the_closing_time_and_the_ai_seats(
     assert "**Rounds:** as many as the players need: 3 up to 8 players" in text
     assert ("**Tables:** 4 seats; AI seats fill the short tables (they take places but earn no "
             "points), so nobody has a bye.") in text
-    assert "**Turn timer:** 1 h." in text
+    assert "**Turn timer:** 1\u00a0h." in text
     assert "**Round length:** no limit;" in text and "is not rated." in text
     assert (f"**Sign-up closes:** <t:{at}:R> (<t:{at}:f>), and the tournament starts "
             "then.") in text
@@ -383,7 +383,7 @@ async def test_a_tournament_opened_without_options_states_and_plays_the_server_s
     await h.command(ADMIN, "settings", timer=3600, abilities=True)
     await h.command(ADMIN, "tournament new", name="Spring Cup", rounds=2, table_size=3)
     text = h.message(signup(h)).text()
-    assert "**Turn timer:** 1 h." in text and "**Hero abilities:** on." in text, text
+    assert "**Turn timer:** 1\u00a0h." in text and "**Hero abilities:** on." in text, text
     await h.command(ADMIN, "settings", timer=0, abilities=False)  # after the opening
     tid = (await h.bot.service.tournaments.open_in(h.guild.id))[0].id
     board = signup(h)
@@ -393,7 +393,7 @@ async def test_a_tournament_opened_without_options_states_and_plays_the_server_s
     table = (await h.bot.service.tournaments.view(tid)).tables[0].table_id
     record = await h.bot.service.tables.load(table)
     assert (record.timer, record.abilities) == (3600, True)
-    assert "**Turn timer:** 1 h." in h.message(board).text()
+    assert "**Turn timer:** 1\u00a0h." in h.message(board).text()
 
 
 async def test_a_tournament_match_played_to_its_end_moves_the_round_on_by_itself(
@@ -781,10 +781,10 @@ async def test_a_slow_tournament_match_s_reminder_counts_down_to_the_round_s_end
     await h.settle()
     [sent] = _dms(h, mover)
     text = sent.text()
-    assert f"table #{table}" in text and "2 h left" in text, text
+    assert f"table #{table}" in text and "2\u00a0h left" in text, text
     assert f"<t:{int(ends)}:f>" in text, text
     listed = h.reply(await h.command(mover, "turns")).text()  # their matches everywhere
-    assert f"[Table #{table}]" in listed and ": 2 h left." in listed, listed
+    assert f"[Table #{table}]" in listed and ": 2\u00a0h left." in listed, listed
 
 
 async def test_no_reminder_of_a_tournament_match_whose_round_ended(h: LiveBot,

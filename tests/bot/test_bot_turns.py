@@ -71,7 +71,7 @@ async def test_a_three_day_timer_is_stored_said_and_runs_out(bot: LiveBot,
         bot.last_table_message().text()
     assert "3 days left" in await turns_text(bot, mover)
     clock.now = start + 26 * HOUR + 5 * 60
-    assert "1 day 21 h left" in await turns_text(bot, mover)
+    assert "1 day 21\u00a0h left" in await turns_text(bot, mover)
     clock.now = rec.deadline - 1
     await bot.bot.scheduler.check_timers()  # not due yet: nothing happens
     assert (await bot.bot.service.tables.load(tid)).version == rec.version
@@ -125,11 +125,11 @@ async def test_turns_lists_two_servers_and_direct_messages(bot: LiveBot,
     assert mine.index(f"Table #{soon}") < mine.index(f"Table #{here}") < mine.index(
         f"Table #{solo}")  # least time left first; no timer last
     assert f"(https://discord.com/channels/{GUILD}/{CHANNEL}/555) against 2 opponents, Bob and " \
-           "Argentus (AI): 2 days 3 h left." in mine
+           "Argentus (AI): 2 days 3\u00a0h left." in mine
     assert f"(https://discord.com/channels/@me/{ann_dms.id}) against 2 opponents, Taia (AI) " \
            "and Argentus (AI): no turn timer." in mine
     assert f"(https://discord.com/channels/{GUILD + 7}/{elsewhere.id}/777): waiting for Bob, " \
-           "5 h left." in waiting
+           "5\u00a0h left." in waiting
     assert "secret-den" not in text and "Elsewhere" not in text  # links, never names
 
     bob = await turns_text(bot, BOB, bot.lb.dm(BOB))
@@ -206,9 +206,9 @@ async def test_notify_is_kept_and_answered(bot: LiveBot) -> None:
 
 
 @pytest.mark.parametrize("timer, en, fr, cs", [
-    (28800, "8 h", "8 h", "8 h"), (86400, "1 day", "1 jour", "1 den"),
+    (28800, "8\u00a0h", "8\u00a0h", "8\u00a0h"), (86400, "1 day", "1 jour", "1 den"),
     (THREE_DAYS, "3 days", "3 jours", "3 dny"), (7 * 86400, "7 days", "7 jours", "7 dní"),
-    (600, "10 min", "10 min", "10 min"),
+    (600, "10\u00a0min", "10\u00a0min", "10\u00a0min"),
 ])
 def test_a_timer_is_said_in_days_and_hours(timer: int, en: str, fr: str, cs: str) -> None:
     for locale, said in (("en", en), ("fr", fr), ("cs", cs)):

@@ -63,7 +63,7 @@ def test_a_slow_match_over_a_fake_day_reminds_in_direct_messages(chromium_ready:
         reminder = page.locator("article.msg:has-text('Your turn is waiting at table #1')")
         reminder.last.wait_for(timeout=60_000)  # the clock's jump wakes the reminders' loop
         text = reminder.last.inner_text()
-        assert "15 h" in text or "16 h" in text, text  # a 1-day turn, 8 hours on
+        assert "15\u00a0h" in text or "16\u00a0h" in text, text  # a 1-day turn, 8 hours on
         # its link opens the match's thread at the table message, as Discord's does
         link = reminder.last.locator("a[data-jump]")
         target = link.get_attribute("data-jump")
