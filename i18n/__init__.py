@@ -33,6 +33,8 @@ Two things a plain ``str.format`` cannot do are handled here, so translators wri
   ``render.*``, are drawn as they are).
 * **Durations.** A number and the hours or minutes after it ("15 h 59 min") are joined the
   same way, so a phone never shows a lone "h" at the start of a line.
+* **Levels and places.** A level or a place and its number ("level II, place 4", "niveau II,
+  place 4", "patro II, místo 4") are joined the same way.
 """
 
 from __future__ import annotations
@@ -235,6 +237,11 @@ _HP_UNIT = {"en": re.compile(r"(?<!\w)(\{\w+\}|\d+) (?=HP\b)"),
 
 #: A number (a parameter or digits) before the hours or minutes of a duration, in every language.
 _TIME_UNIT = re.compile(r"(?<!\w)(\{\w+\}|\d+) (?=(?:h|min)\b)")
+#: Each language's words for a level or a place before its number (a parameter, digits or a
+#: roman numeral): "level {level}", "place 4", "patra I".
+_NUMBERED = {lc: re.compile(rf"(?<!\w)({words}) (?=\{{\w+\}}|\d|[IVX]+\b)")
+             for lc, words in (("en", "[Ll]evel|place"), ("fr", "[Nn]iveau|place"),
+                               ("cs", "[Pp]atr[oaue]|patře|pater|míst[oě]"))}
 
 
 def _typography(text: str) -> str:
@@ -308,6 +315,8 @@ def _render(m: Msg, loc: str, form: str | None) -> str:
         text = _HP_UNIT[loc_text].sub(lambda u: f"{u[1] or ''}\u00a0", text)
     if not m.key.startswith("render."):
         text = _TIME_UNIT.sub("\\1\u00a0", text)
+        if loc_text in _NUMBERED:
+            text = _NUMBERED[loc_text].sub("\\1\u00a0", text)
     if not m.params:
         return text
     try:

@@ -174,6 +174,26 @@ def test_a_duration_keeps_its_numbers_with_their_units(locale: str) -> None:
             rendered = translate(msg(k, **{p: count for p in placeholders(entry)}), locale)
             assert not split.search(rendered), (locale, k, rendered)
 
+#: Each language's words for a level or a place, before its number.
+NUMBERED = {"en": r"[Ll]evel|place", "fr": r"[Nn]iveau|place",
+            "cs": r"[Pp]atr[oaue]|patře|pater|míst[oě]"}
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_a_level_and_a_place_keep_their_numbers(locale: str) -> None:
+    """"level II, place 4" keeps each number on the line of its word: a fight's button and a
+    hint's answer on a phone ended a line with "place" (Czech "patro") and began the next with
+    "4" ("I")."""
+    fight = translate(msg("bot.move.fight", monster="Ogre", level="II", slot=4), locale)
+    assert re.search(r"\w\u00a0II, \w+\u00a04$", fight), fight
+    split = re.compile(rf"(?<!\w)(?:{NUMBERED[locale]}) (?:\d|[IVX]+\b)")
+    for k, entry in catalog(locale).items():
+        if k.startswith("render."):  # pictures draw their texts as they are
+            continue
+        for value in (1, "II", 7):
+            rendered = translate(msg(k, **{p: value for p in placeholders(entry)}), locale)
+            assert not split.search(rendered), (locale, k, rendered)
+
 @pytest.mark.parametrize("locale", LOCALES)
 def test_a_past_match_s_figures_stay_with_their_labels(locale: str) -> None:
     """/goblin history's lines at a phone's width: a figure never starts a line away from its
@@ -334,7 +354,7 @@ def test_a_select_picks_the_text_of_its_parameter_s_value() -> None:
     lord = msg("event.fight", who="Ann", monster=msg("card.lord-1"), level="X")
     rat = msg("event.fight", who="Ann", monster=msg("card.m1-01"), level="I")
     assert translate(lord) == "Ann fights the Lord of All Monsters, the Goblin King."
-    assert translate(rat) == "Ann fights the Cave Rat (level I)."
+    assert translate(rat) == "Ann fights the Cave Rat (level\u00a0I)."
 
 
 @pytest.mark.parametrize("locale", LOCALES)

@@ -90,7 +90,7 @@ def test_the_examples_players_reported_now_read_well() -> None:
     assert _fr("event.won", who="Horan", monster=spider, attack=3, hp=2).startswith(
         "Horan terrasse l'Araignée (")
     assert _fr("event.fight", who="Aderyn", monster=gargoyle, level="II") == (
-        "Aderyn affronte la Gargouille gardienne (niveau II).")
+        "Aderyn affronte la Gargouille gardienne (niveau\u00a0II).")
     assert _fr("event.lost", who="Eva", monster=bat, attack=1, hp=2).startswith(
         "La Chauve-souris géante tient bon\u00a0:")
     assert _fr("event.potion_counter", who="Eva", curse=msg("curse.yellow")) == (

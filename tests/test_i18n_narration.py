@@ -105,7 +105,7 @@ def test_a_fight_against_the_lord_names_the_lord(locale: str, lord: str) -> None
     fights = [line for line in said if re.search(r"\b(fights|affronte|bojuje s)\b", line)]
     assert any(line.endswith(lord) for line in fights), fights[-3:]
     assert not [line for line in fights if re.search(r"\bX\)", line)]
-    assert any(re.search(r"\((level|niveau|patro) II\)\.$", line) for line in fights)
+    assert any(re.search(r"\((level|niveau|patro)\u00a0II\)\.$", line) for line in fights)
 
 
 @pytest.mark.parametrize(("hp", "preposition"), [

@@ -41,9 +41,9 @@ def test_a_french_gatekeeper_of_feminine_name_is_a_gardienne(gatekeeper: str) ->
     name = catalog("fr")[f"card.{gatekeeper}"]
     assert isinstance(name, Name) and name.gender == "f"
     text = _fr("bot.move.fight_gate", monster=msg(f"card.{gatekeeper}"), level="II")
-    assert ", gardienne du niveau II" in text, text
+    assert ", gardienne du niveau\u00a0II" in text, text
     assert _fr("bot.move.fight_gate", monster=msg("card.g1-1"), level="I").endswith(
-        ", gardien du niveau I")
+        ", gardien du niveau\u00a0I")
 
 
 @pytest.mark.parametrize(("key", "plural", "singular"), [

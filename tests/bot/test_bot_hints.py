@@ -292,7 +292,7 @@ async def test_a_suggested_move_ranked_below_another_is_said_to_be_within_the_ma
                      hint_lines(HintAnswer(rec, seat, obs, advice, False, 1)))
     name = translate(describe(suggested, obs).label, "en")
     other = translate(describe(higher, obs).label, "en")
-    assert re.match(r"Fight the .+, level I, place \d$", name), name
+    assert re.match(r"Fight the .+, level\u00a0I, place\u00a0\d$", name), name
     assert f"Suggested move: **{name}**" in text
     assert text.index(f"24% ±3 - {other}\n") < text.index(f"23% ±2 - {name} (suggested)\n")
     assert f"**{other}** is estimated a little higher" in text

@@ -224,7 +224,7 @@ async def test_rules_and_card_lookup_in_czech(bot: LiveBot) -> None:
     assert any(n.startswith("Pavouk /") for n in names), names  # the monster / its reward
     assert any(n.startswith("Obří pavouk") for n in names), names
     ix = await bot.command(ANN, "card", name="Pavouk")
-    assert "Nestvůra z patra I:" in bot.reply(ix).text()
+    assert "Nestvůra z patra\u00a0I:" in bot.reply(ix).text()
     ix = await bot.command(ANN, "card", name="spider")  # another language's name is found too
     assert "### Pavouk" in bot.reply(ix).text()
 

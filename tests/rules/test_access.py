@@ -56,17 +56,17 @@ def test_r11_level_one_always_open() -> None:
 def test_r11_level_two_needs_level_one_key() -> None:
     state = position("horan", "taia")
     assert not any(t.startswith("fight:2") for t in targets(state))
-    refused(state, "fight:2-1", "key_required", "level I key")
-    refused(state, "fight:2-gate", "key_required", "level I key")
+    refused(state, "fight:2-1", "key_required", "level\u00a0I key")
+    refused(state, "fight:2-gate", "key_required", "level\u00a0I key")
     state = position(SeatSetup("horan", keys=[1]), "taia")
     assert {"fight:2-1", "fight:2-5", "fight:2-gate"} <= targets(state)
 
 
 def test_r11_level_three_needs_keys_one_and_two() -> None:
     state = position(SeatSetup("horan", keys=[1]), "taia")
-    refused(state, "fight:3-1", "key_required", "level II key")
+    refused(state, "fight:3-1", "key_required", "level\u00a0II key")
     state = position(SeatSetup("horan", keys=[2]), "taia")
-    refused(state, "fight:3-1", "key_required", "level I key")
+    refused(state, "fight:3-1", "key_required", "level\u00a0I key")
     state = position(SeatSetup("horan", keys=[1, 2]), "taia")
     assert {"fight:3-1", "fight:3-gate"} <= targets(state)
 
@@ -83,8 +83,8 @@ def test_r11_lord_needs_all_three_keys() -> None:
 
 def test_r12_key_holder_may_not_fight_that_gatekeeper() -> None:
     state = position(SeatSetup("horan", keys=[1, 2]), "taia")
-    refused(state, "fight:1-gate", "has_key", "level I key")
-    refused(state, "fight:2-gate", "has_key", "level II key")
+    refused(state, "fight:1-gate", "has_key", "level\u00a0I key")
+    refused(state, "fight:2-gate", "has_key", "level\u00a0II key")
     assert "fight:3-gate" in targets(state)
 
 

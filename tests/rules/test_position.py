@@ -75,7 +75,7 @@ def test_fight_by_monster_id_or_target() -> None:
 
 
 def test_fight_must_be_legal() -> None:
-    with pytest.raises(PositionError, match="level I key"):
+    with pytest.raises(PositionError, match="level\u00a0I key"):
         position("horan", "taia", fight=T.regular[2][0])
     with pytest.raises(PositionError, match="three keys"):
         position("horan", "taia", fight="lord")
