@@ -51,7 +51,7 @@ from bot.discord_side.context import (
 )
 from bot.discord_side.messages import Messages
 from bot.discord_side.sight import Sights, sight_of_table
-from bot.discord_side.threads import ARCHIVED
+from bot.discord_side.threads import ARCHIVED, moderator_locked
 from bot.discord_side.ui.past import (
     MENU_OPTIONS,
     goto,
@@ -463,19 +463,26 @@ class PastMatches:
 
     async def _post_offer(self, state: RematchState, user: int) -> Msg:
         """Post the offer's public message (pinging those asked); what ``user`` is told. When
-        Discord refuses the post (a moderator locked the match's thread, or the bot may no
-        longer post there), the offer stands all the same: the others say they are ready with
-        Rematch on the final table."""
+        a moderator locked the match's thread (the bot posts nothing there, even when it may
+        manage threads: the post would take the thread out of the archive), or Discord refuses
+        the post (the bot may no longer post there), the offer stands all the same: the others
+        say they are ready with Rematch on the final table."""
         table = state.record.id
+        unposted = msg("rematch.offered_unposted" if user == state.offer.offered_by
+                       else "rematch.you_are_ready")
         try:
+            if state.record.guild_id is not None and await moderator_locked(
+                    self.messages.client, self.messages.threads.where(state.record)):
+                log.info("the thread of table %s is locked: its rematch offer is not posted",
+                         table)
+                return unposted
             await self.messages.pace.request(state.record.channel_id)
             sent = await self.messages.channel(state.record).send(
                 view=rematch_view(state, state.record.locale), allowed_mentions=MENTIONS)
         except discord.HTTPException as exc:
             log.warning("could not post the rematch offer of table %s (%s)", table,
                         exc.code or exc.status)
-            return msg("rematch.offered_unposted" if user == state.offer.offered_by
-                       else "rematch.you_are_ready")
+            return unposted
         await noted(self.service.rematches.set_message(table, sent.id),  # the offer stands
                     f"table {table}: its rematch offer's message")
         return msg("rematch.offered")

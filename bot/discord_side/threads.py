@@ -169,6 +169,17 @@ async def thread_of(client: discord.Client, thread_id: int) -> discord.Thread | 
     return fetched if isinstance(fetched, discord.Thread) else None
 
 
+async def moderator_locked(client: discord.Client, channel_id: int) -> bool:
+    """Whether channel ``channel_id`` is a thread a moderator locked (asked of Discord when
+    the bot does not know the channel: discord.py forgets a thread once it is archived). A
+    bot that may manage threads could still post there, which would take the thread out of
+    the archive the moderator left it in: it is theirs to reopen."""
+    channel = client.get_channel(channel_id)
+    if channel is None:
+        channel = await client.fetch_channel(channel_id)
+    return isinstance(channel, discord.Thread) and channel.locked
+
+
 async def unarchive(client: discord.Client, thread_id: int) -> bool:
     """Take thread ``thread_id`` out of the archive (Discord refuses edits and deletions in an
     archived thread; a post would unarchive it by itself). False, the thread left as it is,
@@ -489,6 +500,10 @@ class MatchThreads:
             text = translate(msg("bot.thread.rematch", link=thread_link(new, thread)),
                              old.locale)
             try:
+                if await moderator_locked(self.client, where):
+                    log.info("the thread of table %s is locked: its rematch is not linked "
+                             "there", old.id)
+                    return
                 await self.pace.request(where)
                 await self.client.get_partial_messageable(where, guild_id=old.guild_id).send(
                     content=text, allowed_mentions=NO_MENTIONS)
@@ -548,5 +563,5 @@ class MatchThreads:
 
 __all__ = ["ARCHIVED", "ARCHIVE_AFTER", "MISSING_ACCESS", "THREAD_MADE", "THREAD_NEEDS",
            "UNKNOWN_CHANNEL", "MatchThreads", "archive_after", "called", "in_thread", "line",
-           "line_view", "players", "thread_link", "thread_missing", "thread_name", "thread_of",
-           "unarchive", "unarchived"]
+           "line_view", "moderator_locked", "players", "thread_link", "thread_missing",
+           "thread_name", "thread_of", "unarchive", "unarchived"]
