@@ -45,6 +45,7 @@ from bot.discord_side.context import (
 )
 from bot.discord_side.feed import (
     NONCE_KEPT,
+    RETRY_CAP,
     Feeds,
     Job,
     made_before,
@@ -133,6 +134,9 @@ class Messages:
         self._passing: dict[int, tuple[TableRecord, list[int]]] = {}
         #: table -> each mover told that the bot lacks these permissions where it is shown
         self._unshown: dict[int, dict[int, tuple[str, ...]]] = {}
+        #: table -> when the post of its turn, refused for a permission the bot lacked there
+        #: (its person not pinged), is tried again (:meth:`ping_owed_turns`)
+        self._owed: dict[int, float] = {}
         #: table -> the start of its game, while its first table message is not known posted
         #: (given the headline and whether a person's turn began since)
         self._starts: dict[int, Callable[[Msg | None, bool], Awaitable[None]]] = {}
@@ -533,14 +537,47 @@ class Messages:
                                       partial(self._turn, record, headline)))
 
     async def _turn(self, record: TableRecord, headline: Msg | None) -> None:
+        """Post the table for a person's new turn; refused, the table message is edited to
+        show it instead. Refused for a permission the bot lacks there (a moderator took Send
+        Messages in Threads, say), the post is tried again every :data:`RETRY_CAP` seconds
+        (:meth:`ping_owed_turns`), so once the permission is given back the person whose turn
+        it is gets their ping, without waiting for a move of theirs."""
         try:
             await self.post_table(self.current(record), headline)
+            self._owed.pop(record.id, None)
             return
         except UNDELIVERED as exc:  # refused, or cut off on its way
-            log.warning("could not post the turn of table %s (%s)", record.id, why(exc))
+            if record.id in self._owed:  # tried again: warned once already
+                log.info("could not post the turn of table %s yet (%s)", record.id, why(exc))
+            else:
+                log.warning("could not post the turn of table %s (%s)", record.id, why(exc))
+            if withheld(exc) and record.guild_id is not None:
+                self._owed[record.id] = self.feeds.clock() + RETRY_CAP
         if headline is not None:  # refused too, most likely: the edit shows the turn anyway
             await self._say(record, headline)
         self.show(record)  # queued: tried again when it fails as well
+
+    async def ping_owed_turns(self) -> None:
+        """Post again the turns whose post was refused for a permission the bot lacked (a
+        pass of the bot's timers, :data:`RETRY_CAP` seconds after the last try): the table
+        as it stands now, pinging the person whose turn it is, unless a post pinged them
+        since (a move of theirs posted the table afresh), or the match is over."""
+        now = self.feeds.clock()
+        for table, due in list(self._owed.items()):
+            if due > now:
+                continue
+            self._owed[table] = now + RETRY_CAP  # its post, refused again, is tried later
+            try:
+                record = await self.service.tables.load(table)
+            except StorageError:  # the database away: tried again at a later pass
+                continue
+            except Refusal:
+                record = None
+            if record is not None and record.status == "running" and await self._ping_owed(
+                    record):
+                self.show_turn(record)
+            else:
+                self._owed.pop(table, None)
 
     def say(self, record: TableRecord, notice: Msg) -> None:
         """Queue a passing line for the table (deleted when its table message is next
@@ -776,6 +813,7 @@ class Messages:
 
     def _drop(self, table: int, lines: bool = True) -> None:
         self._message_ids.pop(table, None)
+        self._owed.pop(table, None)
         self._starts.pop(table, None)
         self._start_turns.pop(table, None)
         self._withheld.pop(table, None)

@@ -140,7 +140,7 @@ def compose(service: GameService, renderer: Renderer | None = None, *,
         scheduler = Scheduler(
             service, tasks, leases, poster, ai_pace=ai_pace, timer_poll=timer_poll,
             heartbeat=heartbeat, connected=partial(is_connected, client),
-            sweeps=(lapse_offers, desk.sweep, feeds.retry_due),
+            sweeps=(lapse_offers, desk.sweep, feeds.retry_due, messages.ping_owed_turns),
             forgetters=(messages.forget, hints_given.forget, desk.ended),
             made_for=(hints_given.decided,), began=(reminders.reminding.began,),
             resumes=(desk.resume,))

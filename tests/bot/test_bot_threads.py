@@ -781,6 +781,42 @@ async def test_a_mover_is_told_the_thread_s_table_cannot_show_their_move(h: Live
     assert not any("Send Messages in Threads" in s for s in said[1:]), said
 
 
+async def test_a_turn_begun_while_the_bot_could_not_post_pings_its_person_once_it_may(
+        h: LiveBot, clock: Clock, caplog: pytest.LogCaptureFixture) -> None:
+    """The bot loses Send Messages in Threads during a slow match: Ann is told as she moves,
+    and Bob's turn begins with no ping (the table message is edited to show it). Once the
+    permission is given back, a pass of the bot's timers posts Bob's turn afresh and pings
+    him, without waiting for him to notice; it is not posted again after that."""
+    tid = await open_table(h, ANN, [BOB], timer=3 * 86400)
+    thread = h.lb.threads_of(h.channel)[-1]
+    players = ThreadPlayers(h, tid, [ANN, BOB], thread)
+    first = (await h.bot.service.tables.load(tid)).game.current
+    h.channel.bot_permissions &= ~SEND_MESSAGES_IN_THREADS
+    await h.settle()
+    while (await h.bot.service.tables.load(tid)).game.current == first:
+        assert await players.step()
+    await h.settle()
+    record = await h.bot.service.tables.load(tid)
+    mover = record.seats[record.game.current].user
+    assert mover is not None and mover not in {m for msg in h.public(thread)
+                                               for m in msg.mentions}
+    assert "could not post the turn of table" in caplog.text
+    clock.now += 300
+    await h.bot.scheduler._timer_pass()  # still refused: tried again later
+    await h.settle()
+    assert mover not in {m for msg in h.public(thread) for m in msg.mentions}
+    h.channel.bot_permissions |= SEND_MESSAGES_IN_THREADS  # an admin gives it back
+    clock.now += 300
+    await h.bot.scheduler._timer_pass()
+    await h.settle()
+    table = table_message(h, thread)
+    assert table.mentions == [mover] and f"<@{mover}>, it is your turn!" in table.text()
+    clock.now += 300
+    await h.bot.scheduler._timer_pass()
+    await h.settle()
+    assert table_message(h, thread).id == table.id  # pinged once
+
+
 async def test_a_guided_match_starts_beside_a_lobby_waiting_in_the_channel(h: LiveBot) -> None:
     """Ann's lobby waits in the channel when Bob asks for /goblin learn: his guided match goes
     to a thread of its own, so it shares no table slot with her lobby and starts; her lobby
