@@ -12,6 +12,7 @@ run it with threads off (:meth:`LiveBot.start`), so their table message is in th
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -1132,6 +1133,59 @@ async def test_no_reminder_of_a_match_whose_thread_was_deleted_while_the_bot_was
         assert (await again.bot.service.tables.load(tid)).status == "abandoned"
         assert not [m for m in lb.messages.values() if m.author.bot
                     and m.channel_id in (lb.dm(ANN).id, lb.dm(BOB).id)]
+    finally:
+        await again.stop()
+
+
+async def test_a_slow_match_goes_on_in_its_thread_discord_archived_while_the_bot_was_away(
+        lb: Loopback, tmp_path: Path) -> None:
+    """A one-day match's thread idles past its auto-archive duration while the bot is
+    stopped: Discord archives it, and discord.py, restarted, no longer knows it. The timed-out
+    turn is posted there all the same (which takes the thread out of the archive), the next
+    person's reminder links to it, and after another idle day the next turn is posted there
+    as well."""
+    clock = Clock(start=float(int(time.time())))  # as Discord's message ids tell the time
+    db = tmp_path / "k.db"
+    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0),
+                            threads=True)
+    try:
+        for who in (ANN, BOB):
+            await h.command(who, "notify", state="on")
+        tid = await open_table(h, ANN, [BOB], timer=86400)
+        thread = h.lb.threads_of(h.channel)[-1]
+        assert thread.auto_archive == 1440
+    finally:
+        await h.stop()
+
+    def later(seconds: int) -> None:
+        clock.now += seconds
+        lb.clock.advance(seconds)
+        lb.check_deadlines()
+
+    later(86400 + 600)
+    assert thread.archived
+    again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock,
+                                thinking=Thinking(workers=0), threads=True)
+    try:
+        await again.bot.scheduler.check_timers()  # Ann's turn ran out: the AI played it
+        await again.settle()
+        record = await again.bot.service.tables.load(tid)
+        assert not thread.archived and record.status == "running"
+        table = table_message(again, thread)
+        assert "Time is up for Ann" in table.text() and table.mentions == [BOB.id]
+        later(6 * 3600 + 60)
+        await again.bot.reminders.send_due()
+        await again.settle()
+        [reminder] = [m for m in lb.messages.values()
+                      if m.author.bot and m.channel_id == lb.dm(BOB).id]
+        assert f"{thread.id}/{table.id}" in reminder.text()
+        later(18 * 3600)  # Bob's day passed without a message: archived again
+        assert thread.archived
+        await again.bot.scheduler.check_timers()
+        await again.settle()
+        assert not thread.archived
+        assert table_message(again, thread).mentions == [ANN.id]
+        assert (await again.bot.service.tables.load(tid)).version > record.version
     finally:
         await again.stop()
 
