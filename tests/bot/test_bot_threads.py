@@ -442,14 +442,15 @@ async def test_a_thread_locked_and_left_open_while_the_bot_was_away_ends_its_mat
         await again.stop()
 
 
-@pytest.mark.parametrize("manage", [False, True])
+@pytest.mark.parametrize(("locked", "manage"), [(True, False), (True, True), (False, False)])
 async def test_a_rematch_offered_in_a_locked_thread_stands_and_its_people_are_told(
-        h: LiveBot, manage: bool) -> None:
+        h: LiveBot, locked: bool, manage: bool) -> None:
     """A moderator locks a finished match's thread (and so archives it): a rematch offered
     there stands, its people told; the bot posts neither the offer nor the link to the
     rematch there, even when it may manage threads (its post would take the thread out of
-    the archive the moderator left it in). The rematch moves to a new thread, from a new
-    line in the channel."""
+    the archive the moderator left it in). A thread only archived (idle, or by a moderator)
+    gets both, as a post of anyone's would take it out of the archive. Either way the rematch
+    moves to a new thread, from a new line in the channel."""
     tid = await finished_match(h.store, played(2), threaded=True)
     thread = h.lb.create_thread(h.channel, "the match")
     await h.settle()
@@ -459,20 +460,24 @@ async def test_a_rematch_offered_in_a_locked_thread_stands_and_its_people_are_to
     final = h.public(thread)[-1]
     if not manage:
         h.channel.bot_permissions &= ~MANAGE_THREADS
-    h.lb.archive_thread(thread, locked=True)  # a moderator locks it once the match is over
+    h.lb.archive_thread(thread, locked=locked)  # a moderator, once the match is over
     await h.settle()
     ix = await h.click(ANN, final, RematchButton.id_for(tid, "offer"))
     assert h.said(ix) == [
         "Your rematch offer stands, but I could not post it here (the thread may be locked, or "
         "I may no longer post in it): the others say they are ready by pressing *Rematch* on the "
-        "final table."]
+        "final table."] if locked else ["Your rematch offer is posted in the channel."]
     ix = await h.click(BOB, final, RematchButton.id_for(tid, "offer"))  # Bob is ready: it starts
     assert h.said(ix) == ["The rematch has started: table #2."]
     again = h.lb.threads_of(h.channel)[-1]
     assert again.id != thread.id and await h.store.active_in_channel(again.id) == 2
-    assert thread.locked and thread.archived  # left as the moderator left it
-    assert h.public(thread)[-1].id == final.id  # nothing posted there since
     assert h.public()[-1].text() == f"Ann, Bob and 1 AI are playing →\u00a0{link(again)}"
+    if locked:
+        assert thread.locked and thread.archived  # left as the moderator left it
+        assert h.public(thread)[-1].id == final.id  # nothing posted there since
+    else:
+        assert not thread.archived
+        assert h.public(thread)[-1].text() == f"Rematch →\u00a0{link(again)}"
 
 
 async def test_a_timed_out_turn_is_shown_where_the_bot_may_no_longer_post(
