@@ -154,6 +154,14 @@ def earlier_message(post: SharedPost, guild_id: int | None) -> Msg:
                when=f"<t:{int(post.posted_at)}:R>")
 
 
+def started_message(started: TableRecord) -> Msg:
+    """What the person whose click started rematch ``started`` is told: its table, and for
+    the rematch of a guided match, that it is a guided match again, which counts in no record
+    either (the guided match's end pointed to /goblin new for a match that counts)."""
+    return msg("rematch.started_guided" if started.lessons else "rematch.started",
+               table=started.id)
+
+
 class PastMatches:
     """History pages, replays, shared animations and rematches (``begin`` posts a started
     match's table message and lets its AI seats play; ``sights`` tells what the asker may look
@@ -421,7 +429,7 @@ class PastMatches:
                     told = await self._post_offer(state, user)
                 else:
                     await self._redraw_held(table, state)
-                    told = (msg("rematch.started", table=state.started.id) if state.started
+                    told = (started_message(state.started) if state.started
                             else msg("rematch.you_are_ready"))
             await interaction.edit_original_response(content=translate(told, locale))
         else:
@@ -579,5 +587,5 @@ async def tournament_choices(service: GameService, sights: Sights,
     return out
 
 __all__ = ["BOT_NEEDS", "CLICKER_NEEDS", "UPLOAD_LIMIT", "PastMatches", "earlier_message",
-           "redraw_offer", "share_refusal", "slowmode", "summary_of",
+           "redraw_offer", "share_refusal", "slowmode", "started_message", "summary_of",
            "tournament_choices"]

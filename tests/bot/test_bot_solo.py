@@ -21,11 +21,17 @@ from players import (
     finished_match,
     forged_message,
 )
-from storage.helpers import played
+from storage.helpers import played, taking_back
 from test_bot_outage import timers_pass
 
 from bot.discord_side.feed import RETRY_FIRST, retry_pause
-from bot.discord_side.ui.custom_ids import BackButton, LobbyButton, ShareButton
+from bot.discord_side.ui.custom_ids import (
+    BackButton,
+    LobbyButton,
+    RematchButton,
+    ReplayButton,
+    ShareButton,
+)
 from bot.game.lessons import LESSON_LEVEL, LESSONS, advised
 from bot.game.places import Place
 from bot.game.play import Play
@@ -447,6 +453,35 @@ async def test_a_guided_match_played_to_its_end_counts_in_no_record(bot: LiveBot
     assert f"#{tid}" in history and "guided match, not counted in any record" in history, history
     await bot.bot.service.standings.recompute()
     assert await bot.store.ai_records(place, ANN.id) == []
+
+
+async def test_a_guided_match_with_take_backs_is_replayed_shared_and_rematched_as_one(
+        bot: LiveBot) -> None:
+    """Ann's guided match in her direct messages, where she took moves back: its replay steps
+    to its end through the moves that stand, Share posts it there, and Rematch starts another
+    guided match (lessons, no record), whose answer says so rather than leaving her to find out
+    at its end that it counted in no record either."""
+    dms = bot.lb.dm(ANN)
+    bot.channel = dms
+    game = taking_back(2)
+    assert len(game.standing) < len(game.moves)
+    tid = await finished_match(bot.store, game, seats=SOLO, channel=dms.id, guild=None,
+                               lessons=True)
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(tid))
+    await bot.settle()
+    end = bot.public()[-1]
+    replay = bot.reply(await bot.command(ANN, "replay", id=tid))
+    last = ReplayButton.id_for(tid, 0, False, "last")
+    await bot.click(ANN, replay, last)
+    assert f"Move {len(game.standing)} of {len(game.standing)}" in bot.message(replay).text()
+    ix = await bot.click(ANN, bot.message(replay), ShareButton.id_for(tid))
+    assert bot.said(ix) == [f"The animation of match #{tid} is posted in the channel."]
+    ix = await bot.click(ANN, end, RematchButton.id_for(tid, "offer"))
+    new = await bot.store.active_in_channel(dms.id)
+    assert new is not None and (await bot.bot.service.tables.load(new)).lessons
+    told = " ".join(bot.said(ix))
+    assert f"table #{new}" in told and "guided match again" in told, told
+    assert "counts in no record" in told and "/goblin new" in told, told
 
 
 async def test_a_solo_table_refused_by_closed_dms_is_told_and_posted_once_they_open(
