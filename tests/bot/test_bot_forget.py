@@ -44,6 +44,7 @@ from bot.discord_side.ui.custom_ids import (
     TournamentButton,
 )
 from bot.game.shares import SHARE_WINDOW
+from bot.game.standings import rate_result
 from bot.process.admin import main
 from bot.storage.records import SeatInfo
 from bot.storage.sqlite import Store
@@ -232,6 +233,33 @@ async def test_a_solo_match_in_direct_messages_closes(bot: LiveBot) -> None:
     assert record is not None and record.status == "abandoned"
     assert record.place_key.startswith("dm:-") and record.host_id < 0
     assert not any(c.startswith("kg:hand:") for m in bot.public() for c in m.custom_ids())
+
+
+async def test_her_direct_messages_show_nothing_of_her_past_matches_once_forgotten(
+        bot: LiveBot) -> None:
+    """Ann played a solo match (counted in her record against the AI) and a guided match in
+    her direct messages: once forgotten, her history, stats and replays there know neither,
+    and a match she plays there afterwards is listed alone."""
+    dms = bot.lb.dm(ANN)
+    bot.channel = dms
+    solo = await finished_match(bot.store, played(1), seats=SOLO, channel=dms.id, guild=None,
+                                rater=rate_result)
+    guided = await finished_match(bot.store, played(2), seats=SOLO, channel=dms.id,
+                                  guild=None, lessons=True)
+    history = bot.reply(await bot.command(ANN, "history")).text()
+    assert f"Table #{solo}**" in history and f"Table #{guided}**" in history, history
+    assert "1 game played" in bot.reply(await bot.command(ANN, "stats")).text()
+    assert "deleted" in await forget_me(bot, ANN)
+    assert "No finished match" in bot.reply(await bot.command(ANN, "history")).text()
+    assert "No finished game in direct messages yet." in bot.reply(
+        await bot.command(ANN, "stats")).text()
+    for tid in (solo, guided):
+        assert bot.said(await bot.command(ANN, "replay", id=tid)) == [
+            f"Your direct messages with the bot have no match #{tid} to show."]
+    again = await finished_match(bot.store, played(3), seats=SOLO, channel=dms.id, guild=None)
+    history = bot.reply(await bot.command(ANN, "history")).text()
+    assert f"Table #{again}**" in history and f"Table #{solo}**" not in history, history
+    assert f"Table #{guided}**" not in history, history
 
 
 @pytest.mark.parametrize("custom_id", ["kg:forget:0:yes", "kg:forget:-7:yes",
