@@ -283,7 +283,7 @@ class Tournaments:
             guild_id=guild_id, place_key=Place.server(guild_id).key, channel_id=channel_id,
             host_id=host_id, name=name, rounds=rounds, table_size=table_size, timer=timer,
             abilities=abilities, ai_level=ai_level, round_span=round_span, closes_at=closes_at,
-            seed=self.seeds(), locale=await self.store.guild_locale(guild_id) or locale)
+            seed=self.seeds(), locale=locale)  # unless the server forced one: the store's then
         if created is None:  # another opened at the same moment took the channel first
             raise Refusal(self._channel_taken(await self.open_in(guild_id), channel_id))
         return created

@@ -230,7 +230,9 @@ class TournamentStorage(Protocol):
                                 round_span: int, closes_at: float | None, seed: int,
                                 locale: str) -> TournamentRecord | None:
         """A new tournament taking sign-ups; None when the channel holds one taking sign-ups
-        or under way (checked and written in one step)."""
+        or under way (checked and written in one step). It speaks ``locale`` unless its server
+        forced a language: then the one stored, read in the same transaction under the
+        server's language lock (see :meth:`create_table`)."""
 
     async def tournament(self, tournament_id: int) -> TournamentRecord | None:
         """The tournament, or None."""
@@ -275,7 +277,9 @@ class TournamentStorage(Protocol):
         tables; None (nothing written) when the tournament is no longer at round ``after``, a
         player it seats (or gives the bye) left or dropped out meanwhile, or the first round
         does not seat every entrant (one signed up meanwhile); else the new tables' ids in the
-        order of ``tables``."""
+        order of ``tables``. The matches speak the language the server forced (else the
+        tournament's), read in the same transaction under the server's language lock (see
+        :meth:`create_table`)."""
 
     async def decide_tournament_table(self, tournament_id: int, round_number: int, pod: int,
                                       places: Sequence[int], at_deadline: bool) -> bool:

@@ -4,9 +4,9 @@ serialises one process, so the store refuses the write (a stale version); the AI
 again and plays on from where it is, or stops without a word when the move is no longer its
 own. Likewise another process starts a match of the same person between the moment a start
 counted their matches and the moment it writes: the person's limit of matches at once holds;
-or it changes the server's language as a rematch is offered or opened: the offer and the
-rematch speak the new language. The other process's write comes in at a fixed point (just
-before the first write), not by timing."""
+or it changes the server's language as a rematch is offered or opened, or a tournament
+opened: the offer, the rematch and the tournament speak the new language. The other
+process's write comes in at a fixed point (just before the first write), not by timing."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from bot.game.play import Play
 from bot.game.service import GameService
 from bot.game.tables import Tables
 from bot.storage.interface import Storage
-from bot.storage.records import SeatInfo, ServerDefaults, TableRecord
+from bot.storage.records import SeatInfo, ServerDefaults, TableRecord, TournamentRecord
 from bot.workers.thinking import Thinking
 
 #: Every seat played by the AI at easy level.
@@ -66,6 +66,14 @@ class Meddled:
             await meddle()
         self.writes += 1
         return bool(await self.store.save_rematch(*args, **kwargs))
+
+    async def create_tournament(self, *args: Any, **kwargs: Any) -> TournamentRecord | None:
+        """A new tournament, after the meddling write when one is due."""
+        meddle, self.meddle = self.meddle, None
+        if meddle is not None:
+            await meddle()
+        self.writes += 1
+        return await self.store.create_tournament(*args, **kwargs)
 
     async def start_game(self, *args: Any, **kwargs: Any) -> None:
         """A match's start, after the meddling write when one is due."""
@@ -439,6 +447,35 @@ async def test_a_rematch_offered_as_another_process_changes_the_language_speaks_
         assert state.record.locale == "fr"  # the offer posted now
         now = await service.rematches.now(tid)
         assert now is not None and now.record.locale == "fr"  # and each redraw
+    finally:
+        await mine.close()
+        if theirs is not mine:
+            await theirs.close()
+
+
+async def test_a_tournament_opened_as_another_process_changes_the_language_speaks_the_new_one(
+        any_backend: Backend, clock: Clock) -> None:
+    """Ann opens a tournament (the server's language in Discord: English) as the server's
+    admins force French, answered by another process: the language is changed between the
+    moment the opening checked the channel and the moment it writes. The tournament, its
+    sign-up and standings, speaks French all the same (that process's change found no
+    tournament to change)."""
+    mine = await any_backend.open(clock)
+    theirs = await any_backend.open(clock) if any_backend.shared else mine
+    try:
+        store = Meddled(mine)
+        service = GameService(store, clock=clock)  # type: ignore[arg-type]
+        other = GameService(theirs, clock=clock)
+
+        async def force_french() -> None:  # /goblin settings language:fr, elsewhere
+            changed = await other.servers.change_settings(9, True, language="fr")
+            assert changed.forced_locale == "fr" and changed.tournaments == ()
+        store.meddle = force_french
+        cup = await service.tournaments.create(guild_id=9, channel_id=77, host_id=ANN,
+                                               name="Autumn Cup", locale="en")
+        assert store.writes == 1
+        assert cup.locale == "fr"
+        assert (await theirs.tournament(cup.id)).locale == "fr"  # type: ignore[union-attr]
     finally:
         await mine.close()
         if theirs is not mine:

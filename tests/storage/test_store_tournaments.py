@@ -1,12 +1,14 @@
 """Server tournaments on every backend: sign-ups (once each, only while they are open), a round
 seated with its matches in ONE guarded transaction (a second seating of the same round writes
 nothing), several matches of one tournament in one channel, a table decided once, a drop, the
-end once, and everything read back by a store opened again."""
+end once, and everything read back by a store opened again; a tournament and its rounds'
+matches speak the language their server forced, also one forced as they are written."""
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 
@@ -15,7 +17,7 @@ from bot.storage.core.db import Db, Row
 from bot.storage.interface import Storage
 from bot.storage.records import NewTournamentTable, SeatInfo, ServerDefaults, TournamentRecord
 from storage.backends import Backend
-from storage.helpers import ANN, BOB, PLACE, Clock, new_tournament, played
+from storage.helpers import ANN, BOB, PLACE, Clock, new_tournament, played, started
 
 CAT, DAN, EVE = 303, 404, 505
 
@@ -246,6 +248,51 @@ async def test_a_servers_language_moves_its_tournaments_under_way_only(
                                                                      elsewhere)}
     assert {k: v.locale for k, v in locales.items() if v is not None} == {
         signup.id: "fr", running.id: "fr", done.id: "en", elsewhere.id: "en"}
+
+
+async def test_a_tournament_opened_where_the_server_forced_a_language_speaks_it(
+        store: Storage, fresh: Storage) -> None:
+    """A tournament opened in the server's language in Discord (English) on a server whose
+    admins forced French speaks French, read as it is written; one opened where the server
+    forced none speaks the language it was given."""
+    await store.relocalise_guild(9, ServerDefaults(), "fr", "fr")
+    cup = await new_tournament(store, locale="en")
+    assert cup.locale == "fr"
+    assert (await fresh.tournament(cup.id)).locale == "fr"  # type: ignore[union-attr]
+    elsewhere = await new_tournament(store, guild_id=10, channel_id=78, locale="cs")
+    assert elsewhere.locale == "cs"
+
+
+async def test_a_round_seated_as_another_process_changes_the_language_speaks_the_new_one(
+        backend: Backend, store: Storage, fresh: Storage,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process forces French on the server while a tournament's first round is seated
+    here: the seating waits for the change's transaction to end (PostgreSQL's READ COMMITTED
+    would let it read the tournament's former language and open its matches in it, while the
+    change, which cannot see those uncommitted matches, changes the tournament alone), then
+    opens its matches in French, with their tournament."""
+    theirs = fresh if backend.shared else store  # SQLite: one process holds the file
+    cup = await new_tournament(store)
+    for user in (ANN, BOB):
+        assert await store.enter(cup.id, user, str(user), 1000)
+    running = await started(store, played(1).states[0], channel=1)  # one the change writes
+    seating: list[asyncio.Task[Any]] = []
+    wrote = theirs._wrote  # type: ignore[attr-defined]
+
+    async def paused(*args: Any) -> bool:  # the language written, not yet committed
+        if not seating:
+            seating.append(asyncio.ensure_future(store.seat_tournament_round(
+                cup.id, 0, 11, None, _tables((ANN, BOB)), None)))
+            while backend.shared and not seating[0].done() and not await _waiting(store):
+                await asyncio.sleep(0)  # until the seating waits for the lock (or got through)
+        return bool(await wrote(*args))
+    monkeypatch.setattr(theirs, "_wrote", paused)
+    assert await theirs.relocalise_guild(9, ServerDefaults(), "fr", "fr") == (
+        [running.id], [cup.id])
+    ids = await seating[0]
+    assert ids is not None
+    assert [(await fresh.get(i)).locale for i in ids] == ["fr"]  # type: ignore[union-attr]
+    assert (await fresh.tournament(cup.id)).locale == "fr"  # type: ignore[union-attr]
 
 
 async def test_the_tournaments_of_a_deleted_channel_are_cancelled(store: Storage,

@@ -19,6 +19,7 @@ from bot.storage.core.db import Db, Row
 from bot.storage.core.history import INT_MAX, INT_MIN
 from bot.storage.core.rows import as_flag, as_float, as_int, as_level, opt_float, opt_int
 from bot.storage.core.seated import write_seats
+from bot.storage.core.servers import hold_language
 from bot.storage.core.tables import abandon_running
 from bot.storage.records import (
     TOURNAMENT_STATUSES,
@@ -96,9 +97,14 @@ class TournamentQueries(Base):
         channel ``channel_id`` holds one taking sign-ups or under way. Checked and written in
         one transaction under the channel's lock (PostgreSQL's advisory lock: a second
         transaction's check waits for the first to end and then sees its row; SQLite's write
-        transactions run one at a time), so two opened at the same moment never both pass."""
+        transactions run one at a time), so two opened at the same moment never both pass.
+        ``locale``: its language, unless its server forced one: then the one stored, read
+        under the server's language lock first, so a language change
+        (:meth:`~bot.storage.core.tables.TableQueries.relocalise_guild`) made meanwhile, by
+        another process too, is either the one it speaks or finds it and changes it."""
         now = self.clock()
         async with self._tx() as db:
+            locale = await hold_language(db, self.dialect, guild_id) or locale
             if self.dialect.lock_place is not None:
                 await db.execute(self.dialect.lock_place, CHANNEL_LOCK, str(channel_id))
             row = await db.fetchrow(
@@ -279,12 +285,21 @@ class TournamentQueries(Base):
         nothing written) when it is no longer at round ``after`` (another pass seated it), when
         a player seated (or given the bye) left or dropped out since the seating was drawn, or
         when the first round does not seat every entrant (one signed up meanwhile); else the
-        new tables' ids in the order of ``tables``."""
+        new tables' ids in the order of ``tables``. The matches speak the language the server
+        forced (else the tournament's), read under the server's language lock, taken first,
+        as a language change takes it: one made meanwhile, by another process too, is either
+        the one they speak or finds them and changes them with their tournament."""
         now = self.clock()
         seated = {s.user for t in tables for s in t.seats if s.user is not None and not s.ai}
         if bye is not None:
             seated.add(bye)
         async with self._tx() as db:
+            # the server's language lock before the tournament's row, in the order a
+            # language change takes them
+            guild_row = await db.fetchrow("SELECT guild_id FROM tournaments WHERE id = ?",
+                                          tournament_id)
+            forced = None if guild_row is None else await hold_language(
+                db, self.dialect, as_int(guild_row[0], "guild_id"))
             # the tournament's row locked first, as a sign-up, a leave and a drop lock it: one
             # saved before is seen by the read that follows, one saved after comes once this
             # round is seated (a sign-up or a leave then finds sign-up over)
@@ -304,6 +319,7 @@ class TournamentQueries(Base):
             if row is None:
                 return None
             guild, place_key, channel, host, timer, abilities, locale, ai_level = row
+            locale = forced or locale
             if ratings:
                 await db.executemany(
                     "UPDATE tournament_entrants SET rating = ? WHERE tournament_id = ? AND "
