@@ -430,11 +430,17 @@ class Scheduler:
     async def _resume_end(self, record: TableRecord, late: bool = False) -> None:
         """Post the result of a game that ended just before a crash (``late``: longer ago
         than :data:`ANNOUNCE_WINDOW`, shown on its last table message), unless another process
-        does (it holds the table) or did."""
-        if (not self.going() or record.id in self._resumed_ends
-                or not await self.leases.holding(record.id)):
+        does (it holds the table) or did. Taken up once, by the start or a pass of the leases:
+        checked and recorded in one step after the lease is held, as the other may have taken
+        it up while this one waited for it (the lease then given up again)."""
+        if not self.going() or record.id in self._resumed_ends:
             return
-        self._resumed_ends.add(record.id)  # once, by the start or a pass of the leases
+        if not await self.leases.holding(record.id):
+            return
+        if record.id in self._resumed_ends:  # taken up meanwhile: only the lease to give up
+            self.leases.forget(record.id)  # (the other try may not have queued its post yet)
+            return
+        self._resumed_ends.add(record.id)  # nothing awaited since the check
         if not await self.service.meta.was_announced(record.id):
             self.posts.end(record, resumed=True, late=late)
         self.forget(record.id)
