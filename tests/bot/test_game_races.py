@@ -43,44 +43,36 @@ class Meddled:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
 
-    async def apply(self, *args: Any, **kwargs: Any) -> None:
-        """The write, after the meddling one when one is due."""
+    async def _first(self) -> None:
+        """Let the meddling write in when one is due, and count the write that follows."""
         meddle, self.meddle = self.meddle, None
         if meddle is not None:
             await meddle()
         self.writes += 1
+
+    async def apply(self, *args: Any, **kwargs: Any) -> None:
+        """The write, after the meddling one when one is due."""
+        await self._first()
         await self.store.apply(*args, **kwargs)
 
     async def create_table(self, *args: Any, **kwargs: Any) -> TableRecord:
         """A new table, after the meddling write when one is due."""
-        meddle, self.meddle = self.meddle, None
-        if meddle is not None:
-            await meddle()
-        self.writes += 1
+        await self._first()
         return await self.store.create_table(*args, **kwargs)
 
     async def save_rematch(self, *args: Any, **kwargs: Any) -> bool:
         """A rematch offer written, after the meddling write when one is due."""
-        meddle, self.meddle = self.meddle, None
-        if meddle is not None:
-            await meddle()
-        self.writes += 1
+        await self._first()
         return bool(await self.store.save_rematch(*args, **kwargs))
 
     async def create_tournament(self, *args: Any, **kwargs: Any) -> TournamentRecord | None:
         """A new tournament, after the meddling write when one is due."""
-        meddle, self.meddle = self.meddle, None
-        if meddle is not None:
-            await meddle()
-        self.writes += 1
+        await self._first()
         return await self.store.create_tournament(*args, **kwargs)
 
     async def start_game(self, *args: Any, **kwargs: Any) -> None:
         """A match's start, after the meddling write when one is due."""
-        meddle, self.meddle = self.meddle, None
-        if meddle is not None:
-            await meddle()
-        self.writes += 1
+        await self._first()
         await self.store.start_game(*args, **kwargs)
 
 
