@@ -381,6 +381,45 @@ async def test_a_new_rematch_offer_speaks_the_language_its_server_forced(
             == ["fr", "en", "en"]  # type: ignore[union-attr]
 
 
+async def test_a_rematch_offer_waiting_for_a_language_change_leaves_its_table_free(
+        backend: Backend, store: Storage, fresh: Storage, clock: Clock,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process forces French on the server while an offer is made at one of its
+    finished tables here: the offer waits for the server's language lock before it touches its
+    table, as the change takes that lock before the tables it writes. While it waits, a third
+    writer may lock the table's row (a person at it being forgotten, who may hold a table the
+    change waits for): no three of them wait for each other round. The offer then speaks
+    French."""
+    if not backend.shared:
+        pytest.skip("SQLite writes one transaction at a time: nothing waits for a lock")
+    await store.set_guild_settings(GUILD, ServerDefaults())
+    offered = await finished(store, 1, channel=1)
+    running = await started(store, played(2).states[0], channel=2)  # one the change writes
+    offer: list[asyncio.Task[bool]] = []
+    free: list[bool] = []
+    wrote = fresh._wrote  # type: ignore[attr-defined]
+
+    async def paused(*args: Any) -> bool:  # the language written, not yet committed
+        if not offer:
+            offer.append(asyncio.ensure_future(store.save_rematch(
+                RematchOffer(offered, ANN, clock.now, (ANN,)))))
+            while not offer[0].done() and not await _waiting(store):
+                await asyncio.sleep(0)  # until the offer waits for the lock (or got through)
+            try:
+                async with store._tx() as db:  # type: ignore[attr-defined]
+                    await db.fetchrow("SELECT id FROM tables WHERE id = ? FOR UPDATE NOWAIT",
+                                      offered)
+                free.append(True)
+            except StorageError:  # the row locked by the waiting offer
+                free.append(False)
+        return bool(await wrote(*args))
+    monkeypatch.setattr(fresh, "_wrote", paused)
+    assert await fresh.relocalise_guild(GUILD, None, "fr", "fr") == ([running.id], [])
+    assert await offer[0]
+    assert free == [True]
+    assert (await fresh.get(offered)).locale == "fr"  # type: ignore[union-attr]
+
+
 async def test_times_come_back_to_the_microsecond(store: Storage, fresh: Storage,
                                                   clock: Clock) -> None:
     """PostgreSQL keeps times as ``timestamptz`` (microseconds): a time to the microsecond

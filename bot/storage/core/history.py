@@ -101,18 +101,16 @@ def _offer_row(offer: RematchOffer) -> tuple[object, ...]:
             offer.message_id, offer.new_table, offer.closed)
 
 
-async def speak_as_server(db: Db, dialect: Dialect, table_id: int) -> None:
-    """Within ``db``'s transaction: table ``table_id``, of a server that forced a language,
-    speaks it from now on (read under the server's language lock, see
-    :func:`~bot.storage.core.servers.hold_language`)."""
+async def server_language(db: Db, dialect: Dialect, table_id: int) -> str | None:
+    """Within ``db``'s transaction: the language table ``table_id``'s server forced (None:
+    none, or no server), read under the server's language lock (see
+    :func:`~bot.storage.core.servers.hold_language`). Taken before the transaction writes or
+    locks anything of the table, as a language change takes it before the tables it writes."""
     row = await db.fetchrow("SELECT guild_id FROM tables WHERE id = ?", table_id)
     guild_id = None if row is None else row[0]
     if not isinstance(guild_id, int):
-        return
-    forced = await hold_language(db, dialect, guild_id)
-    if forced is not None:
-        await db.execute("UPDATE tables SET locale = ? WHERE id = ? AND locale != ?",
-                         forced, table_id, forced)
+        return None
+    return await hold_language(db, dialect, guild_id)
 
 
 class HistoryQueries(Base):
@@ -236,11 +234,16 @@ class HistoryQueries(Base):
                 if row is None or as_int(row[0], "count") != len(added):
                     return False
             if was is None:
+                # the language lock before the offer's row, which locks its table's row (the
+                # row it refers to): in the order a language change takes them
+                forced = await server_language(db, self.dialect, offer.table_id)
                 if await db.execute(
                         f"INSERT INTO rematches ({OFFER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
                         "ON CONFLICT (table_id) DO NOTHING", *_offer_row(offer)) != 1:
                     return False
-                await speak_as_server(db, self.dialect, offer.table_id)
+                if forced is not None:  # the table speaks the server's forced language
+                    await db.execute("UPDATE tables SET locale = ? WHERE id = ? AND locale != ?",
+                                     forced, offer.table_id, forced)
                 return True
             row = await db.fetchrow(
                 f"SELECT {OFFER_COLUMNS} FROM rematches WHERE table_id = ?"
