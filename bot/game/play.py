@@ -344,9 +344,9 @@ class Play:
         """Keep what is kept of the table up to date with the move just written (``by_ai``:
         the AI made it): the versions written here one after the other, the moves made here
         (a take-back or an ended game drops them; one the AI made in a person's place kept
-        as no move of theirs), and a guided match's standing moves; for the
-        :data:`KEPT_TABLES` tables moved here last (a table whose end another process wrote is
-        never forgotten here otherwise)."""
+        as no move of theirs), and what a guided match's learner was taught (brought up to date
+        by this move from its two states); for the :data:`KEPT_TABLES` tables moved here last
+        (a table whose end another process wrote is never forgotten here otherwise)."""
         run = self._written.get(before.id)
         start = run[0] if run is not None and run[1] == before.version else before.version
         keep(self._written, before.id, (start, after.version), KEPT_TABLES)
