@@ -110,7 +110,7 @@ ENV_LOCALE = "KARAK_PLAYGROUND_LOCALE"
 OVERRIDDEN = ("DISCORD_TOKEN", "KARAK_API_BASE", "KARAK_GATEWAY_URL", "KARAK_DB",
               "KARAK_DEV_GUILD")
 PAGE_PREFIX = "playground.page."
-#: Seconds to wait for the bot's connection before printing the page's address anyway.
+#: Seconds to wait for the bot to be ready before printing the page's address anyway.
 CONNECT_WAIT = 60.0
 
 
