@@ -222,8 +222,10 @@ class Commands:
         if not interaction.response.is_done():
             await interaction.response.defer(ephemeral=True, thinking=True)
         record = await self.messages.lobby.refresh(record)  # else the link leads to the channel
+        key = "bot.error.lobby_exists" if record.guild_id is not None \
+            else "bot.error.lobby_exists_dm"  # in the person's direct messages with the bot
         await interaction.edit_original_response(content=translate(
-            msg("bot.error.lobby_exists", table=record.id, url=jump_url(record)), locale))
+            msg(key, table=record.id, url=jump_url(record)), locale))
 
     async def lobby(self, interaction: discord.Interaction[Any], op: str) -> None:
         """/goblin join|leave|start: the same as the lobby buttons, for this channel's table."""

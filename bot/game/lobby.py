@@ -179,8 +179,10 @@ class Lobby:
                 found = None
             # a guided match in a server is one person's: they learn elsewhere, not by
             # finishing or abandoning a table that may well be someone else's
+            # in direct messages, the table is in the person's own messages with the bot
             key = ("learn.error.table_here" if lessons and guild_id is not None
-                   else "bot.error.table_exists")
+                   else "bot.error.table_exists" if guild_id is not None
+                   else "bot.error.table_exists_dm")
             raise Refusal(msg(key, table=exc.table_id), found) from exc
         return record
 

@@ -85,6 +85,14 @@ def host_of(record: TableRecord, offer: RematchOffer) -> int:
     return next((u for u in offer.ready if u in here), offer.offered_by)
 
 
+def table_active(record: TableRecord, table: int) -> Msg:
+    """The refusal of ``record``'s rematch while table ``table`` holds its place: its channel,
+    or in direct messages the person's own messages with the bot."""
+    key = "rematch.error.table_active" if record.guild_id is not None \
+        else "rematch.error.table_active_dm"
+    return msg(key, table=table)
+
+
 class Moved(Exception):
     """The offer changed between its read and its write: read it again."""
 
@@ -280,7 +288,7 @@ class Rematches:
             return
         active = await self.store.active_in_channel(record.channel_id)
         if active is not None and await self.store.tournament_of_table(active) is None:
-            raise Refusal(msg("rematch.error.table_active", table=active), record)
+            raise Refusal(table_active(record, active), record)
 
     async def _begin(self, record: TableRecord, offer: RematchOffer,
                      was: RematchOffer | None, blocked: Msg | None = None,
@@ -342,9 +350,9 @@ class Rematches:
                 threaded=record.threaded, hints=record.hints_choice,
                 thread_chosen=record.thread_choice is not None)
         except TableExists as exc:
-            raise Refusal(msg("rematch.error.table_active", table=exc.table_id), record) from exc
+            raise Refusal(table_active(record, exc.table_id), record) from exc
         return await self.lobby.start_opened(new.id, host)
 
 
 __all__ = ["ATTEMPTS", "LAPSE", "SETTINGS", "Moved", "RematchState", "Rematches", "host_of",
-           "lapse", "people"]
+           "lapse", "people", "table_active"]

@@ -38,6 +38,7 @@ from bot.game.play import Play
 from bot.storage.records import SeatInfo
 from engine import observe
 from engine.agents import make_agent
+from i18n import msg, translate
 from loopback import Loopback, Message
 from loopback.people import People
 
@@ -106,6 +107,38 @@ async def test_a_second_person_is_refused_at_a_solo_table(bot: LiveBot) -> None:
     ix = await bot.click(BOB, forged_message(bot, BOB, join, ephemeral=False), join, forge=True)
     assert any("solo table" in t for t in bot.said(ix))
     assert [s.user for s in (await bot.bot.service.tables.load(tid)).seats] == [ANN.id]
+
+
+async def test_a_table_already_in_the_direct_messages_is_said_to_be_there(
+        bot: LiveBot) -> None:
+    """Where Ann's direct messages with the bot already hold a table, /goblin new, /goblin
+    learn and Rematch on a finished match there are refused speaking of those direct messages,
+    not of a channel, in every language: first the open lobby /goblin new points to, then the
+    running table."""
+    dm = bot.channel = bot.lb.dm(ANN)
+    done = await finished_match(bot.store, played(2), seats=SOLO, channel=dm.id, guild=None)
+    await bot.bot.poster.announce_end(await bot.bot.service.tables.load(done))
+    await bot.settle()
+    final = bot.public()[-1]
+    await bot.command(ANN, "new")
+    tid = table_id(bot.public()[-1])
+    told = " ".join(bot.said(await bot.command(ANN, "new")))
+    assert told.startswith(f"There is already a table waiting to start in your direct "
+                           f"messages with me (#{tid}); its lobby is here: "), told
+    await bot.click(ANN, bot.public()[-1], LobbyButton.id_for(tid, "ai", None))
+    await bot.click(ANN, bot.public()[-1], LobbyButton.id_for(tid, "start", None))
+    held = f"There is already a table in your direct messages with me (#{tid})"
+    for sub in ("new", "learn"):
+        told = " ".join(bot.said(await bot.command(ANN, sub)))
+        assert told.startswith(f"{held}. Finish or abandon it first."), (sub, told)
+    ix = await bot.click(ANN, final, RematchButton.id_for(done, "offer"))
+    assert bot.said(ix)[0] == f"{held}: finish or abandon it before a rematch."
+    for lc in ("fr", "cs"):
+        for key in ("bot.error.table_exists_dm", "bot.error.lobby_exists_dm",
+                    "rematch.error.table_active_dm"):
+            text = translate(msg(key, table=tid, url="https://x"), lc)
+            assert "{" not in text and ("messages privés" in text or "soukromých" in text), text
+            assert "salon" not in text and "kanál" not in text, text
 
 
 async def test_no_table_in_a_group_dm_but_the_rules_work_there(bot: LiveBot) -> None:
