@@ -474,13 +474,15 @@ class PastMatches:
         a moderator locked the match's thread (the bot posts nothing there, even when it may
         manage threads: the post would take the thread out of the archive), or Discord refuses
         the post (the bot may no longer post there), the offer stands all the same: the others
-        say they are ready with Rematch on the final table."""
+        say they are ready with Rematch on the final table. ``user`` is told where it was posted:
+        in the channel, or in the match's own thread."""
         table = state.record.id
         unposted = msg("rematch.offered_unposted" if user == state.offer.offered_by
                        else "rematch.you_are_ready")
+        where = self.messages.threads.where(state.record)  # the match's thread, or its channel
         try:
             if state.record.guild_id is not None and await moderator_locked(
-                    self.messages.client, self.messages.threads.where(state.record)):
+                    self.messages.client, where):
                 log.info("the thread of table %s is locked: its rematch offer is not posted",
                          table)
                 return unposted
@@ -493,7 +495,8 @@ class PastMatches:
             return unposted
         await noted(self.service.rematches.set_message(table, sent.id),  # the offer stands
                     f"table {table}: its rematch offer's message")
-        return msg("rematch.offered")
+        return msg("rematch.offered" if where == state.record.channel_id
+                   else "rematch.offered_thread")
 
     async def redraw_offer_of(self, table: int) -> None:
         """Bring table ``table``'s rematch offer message up to date (a language change, a

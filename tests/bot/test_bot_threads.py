@@ -449,8 +449,9 @@ async def test_a_rematch_offered_in_a_locked_thread_stands_and_its_people_are_to
     there stands, its people told; the bot posts neither the offer nor the link to the
     rematch there, even when it may manage threads (its post would take the thread out of
     the archive the moderator left it in). A thread only archived (idle, or by a moderator)
-    gets both, as a post of anyone's would take it out of the archive. Either way the rematch
-    moves to a new thread, from a new line in the channel."""
+    gets both, as a post of anyone's would take it out of the archive, and the person who
+    offered it is told it is posted in the match's thread (not in the channel). Either way the
+    rematch moves to a new thread, from a new line in the channel."""
     tid = await finished_match(h.store, played(2), threaded=True)
     thread = h.lb.create_thread(h.channel, "the match")
     await h.settle()
@@ -463,10 +464,10 @@ async def test_a_rematch_offered_in_a_locked_thread_stands_and_its_people_are_to
     h.lb.archive_thread(thread, locked=locked)  # a moderator, once the match is over
     await h.settle()
     ix = await h.click(ANN, final, RematchButton.id_for(tid, "offer"))
-    assert h.said(ix) == [
+    assert h.said(ix) == ([
         "Your rematch offer stands, but I could not post it here (the thread may be locked, or "
         "I may no longer post in it): the others say they are ready by pressing *Rematch* on the "
-        "final table."] if locked else ["Your rematch offer is posted in the channel."]
+        "final table."] if locked else ["Your rematch offer is posted in the match's thread."])
     ix = await h.click(BOB, final, RematchButton.id_for(tid, "offer"))  # Bob is ready: it starts
     assert h.said(ix) == ["The rematch has started: table #2."]
     again = h.lb.threads_of(h.channel)[-1]
