@@ -1244,7 +1244,9 @@ async def test_czech_names_the_winner_s_one_opponent_in_the_singular(h: LiveBot)
 
 async def test_a_win_against_ai_seats_alone_counts_them_once(h: LiveBot) -> None:
     """The channel's line of a match a person won against AI seats only names the AI seats
-    by their number, once: "Ann won against 2 AI", not "against 2 opponents, 2 AI"."""
+    by their number, once: "Ann won against 2 AI", not "against 2 opponents, 2 AI"; the
+    number stays on the line of "AI" (French "IA"), which a phone's line would otherwise part
+    from it ("a gagné contre 2" / "IA")."""
     seats = (SEATS[0], SeatInfo(ai=True, hero="taia", level="easy"),
              SeatInfo(ai=True, hero="argentus", level="easy"))
     game = played(2, tuple(s.hero for s in seats))
@@ -1253,9 +1255,9 @@ async def test_a_win_against_ai_seats_alone_counts_them_once(h: LiveBot) -> None
     assert record.state is not None and record.state.winner == 0
     thread = f"https://discord.com/channels/{GUILD}/77"
     assert [translate(line(record, 77, "won"), lc) for lc in ("en", "fr", "cs")] == [
-        f"Ann won against 2 AI →\u00a0{thread}",
-        f"Ann a gagné contre 2 IA →\u00a0{thread}",
-        f"Hru vyhrává Ann, soupeři: 2 AI →\u00a0{thread}"]
+        f"Ann won against 2\u00a0AI →\u00a0{thread}",
+        f"Ann a gagné contre 2\u00a0IA →\u00a0{thread}",
+        f"Hru vyhrává Ann, soupeři: 2\u00a0AI →\u00a0{thread}"]
 
 async def test_a_lobby_follows_the_server_turning_threads_off_before_its_start(
         h: LiveBot) -> None:
