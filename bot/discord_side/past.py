@@ -51,7 +51,7 @@ from bot.discord_side.context import (
 )
 from bot.discord_side.messages import Messages
 from bot.discord_side.sight import Sights, sight_of_table
-from bot.discord_side.threads import ARCHIVED, moderator_locked
+from bot.discord_side.threads import ARCHIVED, in_thread, moderator_locked
 from bot.discord_side.ui.past import (
     MENU_OPTIONS,
     goto,
@@ -144,13 +144,14 @@ def slowmode(interaction: discord.Interaction[Any]) -> float:
 
 def earlier_message(post: SharedPost, guild_id: int | None) -> Msg:
     """The answer to a click on Share while the match's animation was posted lately in the
-    channel: a link to it (or, while it is still being posted by another process, that it
-    is)."""
+    channel (or the person's direct messages with the bot): a link to it (or, while it is
+    still being posted by another process, that it is)."""
+    dm = "" if guild_id is not None else "_dm"  # in the person's direct messages with the bot
     if post.message_id is None:
-        return msg("replay.sharing.posting", table=post.table_id)
+        return msg(f"replay.sharing.posting{dm}", table=post.table_id)
     link = (f"https://discord.com/channels/{guild_id or '@me'}/{post.channel_id}/"
             f"{post.message_id}")
-    return msg("replay.sharing.earlier", table=post.table_id, link=link,
+    return msg(f"replay.sharing.earlier{dm}", table=post.table_id, link=link,
                when=f"<t:{int(post.posted_at)}:R>")
 
 
@@ -335,8 +336,10 @@ class PastMatches:
             # posted all the same when it cannot be saved: the claim lapses in its time
             await noted(self.service.shares.posted(table, channel.id, claim, posted.id),
                         f"table {table}: its animation's message")
+        shared = ("replay.shared_dm" if interaction.guild_id is None  # said where it went
+                  else "replay.shared_thread" if in_thread(interaction) else "replay.shared")
         await interaction.edit_original_response(
-            content=translate(msg("replay.shared", table=table), loc(interaction)))
+            content=translate(msg(shared, table=table), loc(interaction)))
 
     async def _claim(self, interaction: discord.Interaction[Any], table: int,
                      channel: discord.PartialMessageable, user: int) -> ShareClaim:

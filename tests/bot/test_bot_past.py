@@ -449,7 +449,7 @@ async def test_who_may_manage_a_threads_threads_shares_there_beyond_its_slowmode
     for tid in (first, second):
         ix = await bot.command(EVE, "replay", id=tid, channel=thread)
         ix = await bot.click(EVE, bot.reply(ix), ShareButton.id_for(tid))
-        assert "is posted in the channel" in " ".join(bot.said(ix))
+        assert "is posted in this thread" in " ".join(bot.said(ix))
     shared_at = clock.now
     for tid in (third, fourth):
         ix = await bot.command(ANN, "replay", id=tid, channel=thread)
@@ -538,7 +538,7 @@ async def test_a_post_discord_refuses_is_told_privately_and_may_be_tried_again(
     bot.channel.bot_permissions = ALL_PERMISSIONS
     ix = await bot.command(ADMIN, "replay", id=tid, channel=thread)
     ix = await bot.click(ADMIN, bot.reply(ix), ShareButton.id_for(tid))
-    assert "is posted in the channel" in " ".join(bot.said(ix))
+    assert "is posted in this thread" in " ".join(bot.said(ix))
 
     drawn = match_animation
 

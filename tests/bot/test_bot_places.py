@@ -250,7 +250,8 @@ async def test_a_private_channels_match_is_shared_in_its_threads_and_from_its_ow
     who view its channel: a match of the crew's channel is shared in a thread of that channel
     (where the crew talks about it), and a match played in a public thread of the crew's
     channel is shared in the channel itself and in another thread of it; none is refused as
-    shown to people who may not view where it was played."""
+    shown to people who may not view where it was played. The sharer is told where it went:
+    in this thread, or in the channel."""
     lb = bot.lb
     secret = await crew_only(bot)
     crew = next(r for r in bot.guild.roles if r.name == "Crew")
@@ -260,7 +261,7 @@ async def test_a_private_channels_match_is_shared_in_its_threads_and_from_its_ow
     tid = await finished_match(bot.store, played(1), channel=secret.id)
     ix = await bot.command(ANN, "replay", id=tid, channel=talk)
     ix = await bot.click(ANN, bot.reply(ix), ShareButton.id_for(tid))
-    assert "is posted in the channel" in " ".join(bot.said(ix))
+    assert "is posted in this thread" in " ".join(bot.said(ix))
     assert [a.filename for m in lb.messages_for(talk, ANN) for a in m.attachments
             if a.filename.endswith(".gif")] == [f"match-{tid}.gif"]
 
@@ -274,7 +275,7 @@ async def test_a_private_channels_match_is_shared_in_its_threads_and_from_its_ow
     await bot.settle()
     ix = await bot.command(ANN, "replay", id=inside, channel=later)
     ix = await bot.click(ANN, bot.reply(ix), ShareButton.id_for(inside))
-    assert "is posted in the channel" in " ".join(bot.said(ix))
+    assert "is posted in this thread" in " ".join(bot.said(ix))
 
 
 async def test_a_private_channels_tournament_is_not_shown_elsewhere(bot: LiveBot) -> None:

@@ -508,7 +508,10 @@ async def test_a_guided_match_with_take_backs_is_replayed_shared_and_rematched_a
     await bot.click(ANN, replay, last)
     assert f"Move {len(game.standing)} of {len(game.standing)}" in bot.message(replay).text()
     ix = await bot.click(ANN, bot.message(replay), ShareButton.id_for(tid))
-    assert bot.said(ix) == [f"The animation of match #{tid} is posted in the channel."]
+    assert bot.said(ix) == [f"The animation of match #{tid} is posted in these direct messages."]
+    ix = await bot.click(ANN, bot.message(replay), ShareButton.id_for(tid))  # again, at once
+    assert bot.said(ix)[0].startswith(
+        f"The animation of match #{tid} was already posted in these direct messages "), bot.said(ix)
     ix = await bot.click(ANN, end, RematchButton.id_for(tid, "offer"))
     new = await bot.store.active_in_channel(dms.id)
     assert new is not None and (await bot.bot.service.tables.load(new)).lessons
@@ -567,4 +570,4 @@ async def test_share_in_dms_closed_to_the_bot_says_to_open_them(bot: LiveBot) ->
     shy.dms_open = True  # the claim was given back: shared at once once they are open
     ix = await bot.click(shy, bot.reply(await bot.command(shy, "replay", id=tid, channel=dms)),
                          ShareButton.id_for(tid))
-    assert bot.said(ix)[-1] == f"The animation of match #{tid} is posted in the channel."
+    assert bot.said(ix)[-1] == f"The animation of match #{tid} is posted in these direct messages."
