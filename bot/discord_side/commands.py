@@ -233,7 +233,8 @@ class Commands:
         await interaction.response.defer(ephemeral=True, thinking=True)
         assert interaction.channel_id is not None
         table = await self.service.tables.in_channel(interaction.channel_id,
-                                                     interaction.user.id)
+                                                     interaction.user.id,
+                                                     interaction.guild_id is None)
         record = await self.clicks.lobby.apply(interaction, table.id, op)
         try:
             await interaction.edit_original_response(
@@ -254,7 +255,8 @@ class Commands:
         """/goblin hand."""
         assert interaction.channel_id is not None
         table = await self.service.tables.in_channel(interaction.channel_id,
-                                                     interaction.user.id)
+                                                     interaction.user.id,
+                                                     interaction.guild_id is None)
         await self.clicks.show_hand(interaction, table.id)
 
     async def status(self, interaction: discord.Interaction[Any]) -> None:
@@ -266,7 +268,8 @@ class Commands:
         await interaction.response.defer(ephemeral=True, thinking=True)
         assert interaction.channel_id is not None
         record = await self.service.tables.in_channel(interaction.channel_id,
-                                                      interaction.user.id)
+                                                      interaction.user.id,
+                                                      interaction.guild_id is None)
         if record.state is None:
             await interaction.edit_original_response(view=lobby_view(record, locale))
             return
@@ -285,8 +288,9 @@ class Commands:
         assert interaction.channel_id is not None
         await interaction.response.defer(ephemeral=True, thinking=True)
         manager = can_manage_channel(interaction)
+        dms = interaction.guild_id is None
         running = await self.service.lobby.to_confirm(interaction.channel_id,
-                                                      interaction.user.id, manager)
+                                                      interaction.user.id, manager, dms)
         if running is not None:  # a match in progress ends for everyone: asked once
             note = await self.service.lobby.abandon_note(running, interaction.user.id)
             await interaction.edit_original_response(view=confirm_view(
@@ -294,7 +298,7 @@ class Commands:
                 await self.service.lobby.kept(running, interaction.user.id)))
             return
         closed = await self.service.lobby.abandon(interaction.channel_id, interaction.user.id,
-                                                  manager)
+                                                  manager, dms)
         record = closed if isinstance(closed, TableRecord) else None
         tid = closed.id if isinstance(closed, TableRecord) else closed
         try:  # one answer: the table's own message tells the channel

@@ -28,7 +28,7 @@ from bot.game.lessons import LESSON_AI_SEATS, LESSON_LEVEL, LESSON_SEED
 from bot.game.limits import MatchLimit, TooMany
 from bot.game.markup import typed
 from bot.game.places import Place
-from bot.game.refusals import Damaged, NoTable, NotSeated, Refusal, Stale
+from bot.game.refusals import Damaged, NotSeated, Refusal, Stale
 from bot.game.results import abandoned_result, lost_alone, movers, waiting
 from bot.game.seats import (
     MAX_SEATS,
@@ -43,7 +43,7 @@ from bot.game.seats import (
 )
 from bot.game.servers import Servers
 from bot.game.standings import rate_result
-from bot.game.tables import Tables
+from bot.game.tables import Tables, no_table_here
 from bot.storage.interface import Storage
 from bot.storage.records import (
     CannotSave,
@@ -394,14 +394,16 @@ class Lobby:
             return await self._close(record, user_id, manager, "bot.error.host_only")
         return await self._change(table_id, close)
 
-    async def abandon(self, channel_id: int, user_id: int, manager: bool) -> TableRecord | int:
+    async def abandon(self, channel_id: int, user_id: int, manager: bool,
+                      dms: bool = False) -> TableRecord | int:
         """/goblin abandon: the host or a channel manager (``manager``: the user may Manage
         Channels here) closes the channel's table, kept as history. A damaged table is closed
         the same way (its host is read from its row alone); its id is returned instead of a
-        record."""
+        record (``dms``: the channel is the person's direct messages with the bot, as a
+        refusal for no table there says)."""
         tid = await self.store.active_in_channel(channel_id, user_id)
         if tid is None:
-            raise NoTable(msg("bot.error.no_table_here"))
+            raise no_table_here(dms)
         async with self.tables.locked(tid):
             try:
                 return await self._again(tid, lambda record: self._close(
@@ -412,15 +414,15 @@ class Lobby:
                 await self.store.abandon_damaged(tid, channel_id)
                 return tid
 
-    async def to_confirm(self, channel_id: int, user_id: int,
-                         manager: bool) -> TableRecord | None:
+    async def to_confirm(self, channel_id: int, user_id: int, manager: bool,
+                         dms: bool = False) -> TableRecord | None:
         """Before /goblin abandon closes a running match: the table, when the user may close
         it and it is running (the user confirms first); None when it closes at once (a lobby,
         a damaged table). Refusals as :meth:`abandon`: one who sits at a tournament's match
-        whose round is over is told so at once, not asked first."""
+        whose round is over is told so at once, not asked first; ``dms`` as there."""
         tid = await self.store.active_in_channel(channel_id, user_id)
         if tid is None:
-            raise NoTable(msg("bot.error.no_table_here"))
+            raise no_table_here(dms)
         try:
             record = await self.tables.load(tid)
         except Damaged:

@@ -23,6 +23,12 @@ from i18n import msg
 KEPT_ENDS = 4096
 
 
+def no_table_here(dms: bool) -> NoTable:
+    """The refusal of a command about the table of a channel that has none (``dms``: the
+    person's direct messages with the bot, named as such)."""
+    return NoTable(msg("bot.error.no_table_here_dm" if dms else "bot.error.no_table_here"))
+
+
 @dataclass
 class Tables:
     """The per-table locks and the loading of tables from ``store``."""
@@ -89,12 +95,14 @@ class Tables:
             raise NoTable(msg("bot.error.no_such_table", table=table_id))
         return record
 
-    async def in_channel(self, channel_id: int, user_id: int | None = None) -> TableRecord:
+    async def in_channel(self, channel_id: int, user_id: int | None = None,
+                         dms: bool = False) -> TableRecord:
         """The channel's active table, or a :class:`NoTable` refusal (``user_id``: of a
-        tournament's matches played in the channel, the one they sit at)."""
+        tournament's matches played in the channel, the one they sit at; ``dms``: the channel
+        is the person's direct messages with the bot, as the refusal says)."""
         tid = await self.store.active_in_channel(channel_id, user_id)
         if tid is None:
-            raise NoTable(msg("bot.error.no_table_here"))
+            raise no_table_here(dms)
         return await self.load(tid)
 
     async def ids_with_status(self, status: Status) -> list[int]:
@@ -118,4 +126,4 @@ class Tables:
         return await self.store.thread_gone(thread_id)
 
 
-__all__ = ["Tables"]
+__all__ = ["Tables", "no_table_here"]

@@ -141,6 +141,24 @@ async def test_a_table_already_in_the_direct_messages_is_said_to_be_there(
             assert "salon" not in text and "kanál" not in text, text
 
 
+async def test_no_table_in_the_direct_messages_is_said_of_them(bot: LiveBot) -> None:
+    """/goblin hand, status, start and abandon in Ann's direct messages with the bot, which hold
+    no table, say there is none in her direct messages (and how to open one), not in "this
+    channel"; in a server's channel the refusal speaks of the channel."""
+    dm = bot.lb.dm(ANN)
+    none_here = ("There is no table in your direct messages with me. Open one with /goblin "
+                 "new, or learn the game with /goblin learn.")
+    for sub in ("hand", "status", "start", "abandon"):
+        told = bot.said(await bot.command(ANN, sub, channel=dm))
+        assert told == [none_here], (sub, told)
+    told = bot.said(await bot.command(ANN, "hand"))
+    assert told == ["There is no table in this channel. Open one with /goblin new."], told
+    for lc in ("fr", "cs"):
+        text = translate(msg("bot.error.no_table_here_dm"), lc)
+        assert ("messages privés" in text or "soukromých" in text), text
+        assert "salon" not in text and "kanál" not in text, text
+
+
 async def test_no_table_in_a_group_dm_but_the_rules_work_there(bot: LiveBot) -> None:
     group = bot.lb.create_group_dm([ANN, BOB])
     for sub in ("new", "learn"):
