@@ -381,6 +381,7 @@ async def test_a_new_rematch_offer_speaks_the_language_its_server_forced(
             == ["fr", "en", "en"]  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)  # SQLite: nothing waits
 async def test_a_rematch_offer_waiting_for_a_language_change_leaves_its_table_free(
         backend: Backend, store: Storage, fresh: Storage, clock: Clock,
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -389,9 +390,7 @@ async def test_a_rematch_offer_waiting_for_a_language_change_leaves_its_table_fr
     table, as the change takes that lock before the tables it writes. While it waits, a third
     writer may lock the table's row (a person at it being forgotten, who may hold a table the
     change waits for): no three of them wait for each other round. The offer then speaks
-    French."""
-    if not backend.shared:
-        pytest.skip("SQLite writes one transaction at a time: nothing waits for a lock")
+    French. On PostgreSQL only: SQLite writes one transaction at a time."""
     await store.set_guild_settings(GUILD, ServerDefaults())
     offered = await finished(store, 1, channel=1)
     running = await started(store, played(2).states[0], channel=2)  # one the change writes
