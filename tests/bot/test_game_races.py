@@ -11,6 +11,7 @@ process's write comes in at a fixed point (just before the first write), not by 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,13 @@ class Meddled:
         """A match's start, after the meddling write when one is due."""
         await self._first()
         await self.store.start_game(*args, **kwargs)
+
+
+async def _force_french(other: GameService) -> None:
+    """/goblin settings language:fr on server 9, by ``other`` (another process): it finds no
+    table of the server to change."""
+    changed = await other.servers.change_settings(9, True, language="fr")
+    assert changed.forced_locale == "fr" and not changed.relocalised
 
 
 @pytest.fixture
@@ -401,10 +409,7 @@ async def test_a_rematch_opened_as_another_process_changes_the_language_speaks_t
         service = GameService(store, clock=clock)  # type: ignore[arg-type]
         other = GameService(theirs, clock=clock)
 
-        async def force_french() -> None:  # /goblin settings language:fr, elsewhere
-            changed = await other.servers.change_settings(9, True, language="fr")
-            assert changed.forced_locale == "fr" and not changed.relocalised
-        store.meddle = force_french
+        store.meddle = partial(_force_french, other)
         state = await service.rematches.offer(tid, ANN)
         assert state.started is not None and store.writes >= 1
         assert state.started.locale == "fr"
@@ -430,10 +435,7 @@ async def test_a_rematch_offered_as_another_process_changes_the_language_speaks_
         service = GameService(store, clock=clock)  # type: ignore[arg-type]
         other = GameService(theirs, clock=clock)
 
-        async def force_french() -> None:  # /goblin settings language:fr, elsewhere
-            changed = await other.servers.change_settings(9, True, language="fr")
-            assert changed.forced_locale == "fr" and not changed.relocalised
-        store.meddle = force_french
+        store.meddle = partial(_force_french, other)
         state = await service.rematches.offer(tid, ANN)
         assert state.started is None and store.writes == 1
         assert state.record.locale == "fr"  # the offer posted now
