@@ -151,14 +151,15 @@ class Lobby:
         ask for hints (None: decided when the game starts, by
         :func:`~bot.game.hints.hints_by_default`).
         """
-        server = await self.servers.settings(guild_id)  # its language: the store's
+        # the server's defaults; its forced language, if any, is read by the table's own write
+        defaults = await self.servers.defaults(guild_id)
         if abilities is None:
-            abilities = server.defaults.abilities
+            abilities = defaults.abilities
         if timer is None:
-            timer = server.defaults.timer
+            timer = defaults.timer
         if timer not in TIMERS and not 30 <= timer <= MAX_TIMER:
             raise Refusal(msg("bot.error.bad_timer"))
-        level = level_of(ai_level) if ai_level is not None else server.defaults.ai_level
+        level = level_of(ai_level) if ai_level is not None else defaults.ai_level
         seats: tuple[SeatInfo, ...] = (SeatInfo(user=host_id, name=typed(host_name)[:32]),)
         seed = self.seeds()
         if lessons:
@@ -169,7 +170,7 @@ class Lobby:
                 guild_id=guild_id, place_key=Place.of(guild_id, host_id).key,
                 channel_id=channel_id, host_id=host_id, seats=seats,
                 abilities=abilities, timer=timer, seed=seed, locale=locale, ai_level=level,
-                lessons=lessons, undo=server.defaults.undo if undo is None else undo,
+                lessons=lessons, undo=defaults.undo if undo is None else undo,
                 threaded=threaded and guild_id is not None, hints=hints,
                 thread_chosen=thread_chosen or guild_id is None or lessons)
         except TableExists as exc:
