@@ -49,6 +49,7 @@ from engine import Undo, observe
 from engine.agents import make_agent
 from i18n import msg, translate
 from loopback import Loopback
+from loopback.model import Channel
 from loopback.permissions import CREATE_PUBLIC_THREADS, MANAGE_THREADS, SEND_MESSAGES_IN_THREADS
 from loopback.world import Reply, Upload
 
@@ -1114,21 +1115,28 @@ async def test_a_match_s_thread_stays_in_the_channel_s_list_for_a_whole_turn(
     assert not thread.archived
 
 
+async def _slow_match_left(lb: Loopback, db: Path, clock: Clock,
+                           timer: int) -> tuple[int, Channel]:
+    """Ann and Bob, reminders on, start a match of turn timer ``timer`` in a thread of its
+    own; then the bot stops. The table's id and its thread."""
+    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0),
+                            threads=True)
+    try:
+        for who in (ANN, BOB):
+            await h.command(who, "notify", state="on")
+        tid = await open_table(h, ANN, [BOB], timer=timer)
+        return tid, h.lb.threads_of(h.channel)[-1]
+    finally:
+        await h.stop()
+
+
 async def test_no_reminder_of_a_match_whose_thread_was_deleted_while_the_bot_was_away(
         lb: Loopback, tmp_path: Path, clock: Clock) -> None:
     """A slow match's thread is deleted while the bot is stopped, and its person's reminder
     falls due meanwhile: at the restart the match is found gone (abandoned) by the first
     request to its thread, and no reminder goes out pointing to the deleted thread."""
     db = tmp_path / "k.db"
-    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0),
-                            threads=True)
-    try:
-        for who in (ANN, BOB):
-            await h.command(who, "notify", state="on")
-        tid = await open_table(h, ANN, [BOB], timer=3 * 86400)
-        thread = h.lb.threads_of(h.channel)[-1]
-    finally:
-        await h.stop()
+    tid, thread = await _slow_match_left(lb, db, clock, 3 * 86400)
     clock.now += 20 * 3600  # past a quarter of the turn: its reminder is due
     lb.delete_thread(thread)  # a moderator deletes it while the bot is stopped
     again = await LiveBot.start(lb, db, TinyRenderer(), clock=clock,
@@ -1152,16 +1160,8 @@ async def test_a_slow_match_goes_on_in_its_thread_discord_archived_while_the_bot
     as well."""
     clock = Clock(start=float(int(time.time())))  # as Discord's message ids tell the time
     db = tmp_path / "k.db"
-    h = await LiveBot.start(lb, db, TinyRenderer(), clock=clock, thinking=Thinking(workers=0),
-                            threads=True)
-    try:
-        for who in (ANN, BOB):
-            await h.command(who, "notify", state="on")
-        tid = await open_table(h, ANN, [BOB], timer=86400)
-        thread = h.lb.threads_of(h.channel)[-1]
-        assert thread.auto_archive == 1440
-    finally:
-        await h.stop()
+    tid, thread = await _slow_match_left(lb, db, clock, 86400)
+    assert thread.auto_archive == 1440
 
     def later(seconds: int) -> None:
         clock.now += seconds
