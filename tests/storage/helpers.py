@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any, TypeVar
+
+import pytest
 
 from bot.game.places import Place
 from bot.storage.interface import Storage
@@ -24,6 +28,8 @@ from engine import (
     parse,
 )
 from engine.agents import make_agent
+
+T = TypeVar("T")
 
 GUILD = 9
 #: The server's place (as storage keeps it).
@@ -170,3 +176,29 @@ async def new_tournament(store: Storage, **changes: object) -> TournamentRecord:
     created = await store.create_tournament(**settings)  # type: ignore[arg-type]
     assert created is not None, "its channel holds a tournament taking sign-ups or under way"
     return created
+
+
+async def waits_for_lock(store: Storage) -> bool:
+    """Whether a PostgreSQL session waits for an advisory lock (asked through ``store``)."""
+    row = await store._read.fetchrow(  # type: ignore[attr-defined]
+        "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
+    return row is not None and int(str(row[0])) > 0
+
+
+def before_commit(monkeypatch: pytest.MonkeyPatch, theirs: Storage, here: Storage, shared: bool,
+                  act: Callable[[], Awaitable[T]]) -> list[asyncio.Task[T]]:
+    """Make ``theirs``'s next transaction (another process's, on a ``shared`` database; else
+    the same store), once written and before it commits, start ``act`` and wait until it waits
+    for an advisory lock or got through (only on a shared database: SQLite's write
+    transactions run one at a time). The list receives ``act``'s task when it starts."""
+    started: list[asyncio.Task[T]] = []
+    wrote = theirs._wrote  # type: ignore[attr-defined]
+
+    async def paused(*args: Any) -> bool:
+        if not started:
+            started.append(asyncio.ensure_future(act()))
+            while shared and not started[0].done() and not await waits_for_lock(here):
+                await asyncio.sleep(0)
+        return bool(await wrote(*args))
+    monkeypatch.setattr(theirs, "_wrote", paused)
+    return started

@@ -6,9 +6,7 @@ A start held to a person's limit counts their running tables under their lock, a
 of theirs another process is writing."""
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
-from typing import Any
 
 import pytest
 
@@ -17,7 +15,18 @@ from bot.storage.interface import Storage
 from bot.storage.records import Limited, SeatInfo, TableRecord
 from bot.storage.sqlite_schema import MIGRATIONS
 from storage.backends import Backend
-from storage.helpers import ANN, BOB, GUILD, SEATS, Clock, finished, play_on, played, started
+from storage.helpers import (
+    ANN,
+    BOB,
+    GUILD,
+    SEATS,
+    Clock,
+    before_commit,
+    finished,
+    play_on,
+    played,
+    started,
+)
 from storage.old_bots import old_rows
 
 #: The migration that adds ``table_seats``.
@@ -166,17 +175,10 @@ async def test_a_limited_start_waits_for_another_process_s_start_of_that_person(
         seats=SEATS, abilities=False, timer=60, seed=game.states[0].config.seed)
         for channel in (1, 2)]
     limited = Limited(ANN, at_most_one)
-    mine_started: list[asyncio.Task[None]] = []
-    wrote = theirs._wrote  # type: ignore[attr-defined]
-
-    async def paused(*args: Any) -> bool:  # their start written, not yet committed
-        if not mine_started:
-            mine_started.append(asyncio.ensure_future(store.start_game(
-                mine.id, SEATS, game.states[0], None, limited=limited)))
-            while backend.shared and not mine_started[0].done() and not await _waiting(store):
-                await asyncio.sleep(0)  # until this start waits for Ann's lock (or got through)
-        return bool(await wrote(*args))
-    monkeypatch.setattr(theirs, "_wrote", paused)
+    # this start made while theirs is written, not yet committed: it waits for Ann's lock
+    mine_started = before_commit(
+        monkeypatch, theirs, store, backend.shared,
+        lambda: store.start_game(mine.id, SEATS, game.states[0], None, limited=limited))
     await theirs.start_game(other.id, SEATS, game.states[0], None, limited=limited)
     with pytest.raises(Full) as refused:
         await mine_started[0]
@@ -184,10 +186,3 @@ async def test_a_limited_start_waits_for_another_process_s_start_of_that_person(
     assert [r.id for r in await store.running_of(ANN)] == [other.id]
     found = await store.get(mine.id)
     assert found is not None and found.status == "lobby"
-
-
-async def _waiting(store: Storage) -> bool:
-    """Whether a PostgreSQL session waits for an advisory lock."""
-    row = await store._read.fetchrow(  # type: ignore[attr-defined]
-        "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
-    return row is not None and int(str(row[0])) > 0

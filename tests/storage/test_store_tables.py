@@ -30,11 +30,13 @@ from storage.helpers import (
     GUILD,
     SEATS,
     Clock,
+    before_commit,
     finished,
     new_tournament,
     play_on,
     played,
     started,
+    waits_for_lock,
 )
 from storage.old_bots import old_rows
 
@@ -332,18 +334,10 @@ async def test_a_table_opened_as_another_process_changes_the_language_speaks_the
     theirs = fresh if backend.shared else store  # SQLite: one process holds the file
     await store.set_guild_settings(GUILD, ServerDefaults())
     running = await started(store, played(1).states[0], channel=1)  # one the change writes
-    opened: list[asyncio.Task[Any]] = []
-    wrote = theirs._wrote  # type: ignore[attr-defined]
-
-    async def paused(*args: Any) -> bool:  # the language written, not yet committed
-        if not opened:
-            opened.append(asyncio.ensure_future(store.create_table(
-                guild_id=GUILD, place_key=Place.of(GUILD, ANN).key, channel_id=2, host_id=ANN,
-                seats=SEATS[:1], abilities=False, timer=0, seed=5, locale="en")))
-            while backend.shared and not opened[0].done() and not await _waiting(store):
-                await asyncio.sleep(0)  # until the opening waits for the lock (or got through)
-        return bool(await wrote(*args))
-    monkeypatch.setattr(theirs, "_wrote", paused)
+    # the table opened while the language is written, not yet committed
+    opened = before_commit(monkeypatch, theirs, store, backend.shared, lambda: store.create_table(
+        guild_id=GUILD, place_key=Place.of(GUILD, ANN).key, channel_id=2, host_id=ANN,
+        seats=SEATS[:1], abilities=False, timer=0, seed=5, locale="en"))
     assert await theirs.relocalise_guild(GUILD, None, "fr", "fr") == ([running.id], [])
     table = await opened[0]
     assert table.locale == "fr"
@@ -352,13 +346,6 @@ async def test_a_table_opened_as_another_process_changes_the_language_speaks_the
                                       channel_id=3, host_id=ANN, seats=SEATS[:1],
                                       abilities=False, timer=0, seed=5, locale="cs")
     assert alone.locale == "cs"  # direct messages: the person's language, no server's
-
-
-async def _waiting(store: Storage) -> bool:
-    """Whether a PostgreSQL session waits for an advisory lock."""
-    row = await store._read.fetchrow(  # type: ignore[attr-defined]
-        "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
-    return row is not None and int(str(row[0])) > 0
 
 
 async def test_a_new_rematch_offer_speaks_the_language_its_server_forced(
@@ -402,7 +389,7 @@ async def test_a_rematch_offer_waiting_for_a_language_change_leaves_its_table_fr
         if not offer:
             offer.append(asyncio.ensure_future(store.save_rematch(
                 RematchOffer(offered, ANN, clock.now, (ANN,)))))
-            while not offer[0].done() and not await _waiting(store):
+            while not offer[0].done() and not await waits_for_lock(store):
                 await asyncio.sleep(0)  # until the offer waits for the lock (or got through)
             try:
                 async with store._tx() as db:  # type: ignore[attr-defined]

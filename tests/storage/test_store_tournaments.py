@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
 
 import pytest
 
@@ -17,7 +16,17 @@ from bot.storage.core.db import Db, Row
 from bot.storage.interface import Storage
 from bot.storage.records import NewTournamentTable, SeatInfo, ServerDefaults, TournamentRecord
 from storage.backends import Backend
-from storage.helpers import ANN, BOB, PLACE, Clock, new_tournament, played, started
+from storage.helpers import (
+    ANN,
+    BOB,
+    PLACE,
+    Clock,
+    before_commit,
+    new_tournament,
+    played,
+    started,
+    waits_for_lock,
+)
 
 CAT, DAN, EVE = 303, 404, 505
 
@@ -184,7 +193,7 @@ async def test_a_tournament_opened_while_another_is_written_in_its_channel_waits
             row = await self.db.fetchrow(sql, *args)
             if sql.startswith("INSERT INTO tournaments") and not other:
                 other.append(asyncio.ensure_future(new_opening(fresh, "Winter Cup")))
-                while backend.shared and not other[0].done() and not await _waiting(store):
+                while backend.shared and not other[0].done() and not await waits_for_lock(store):
                     await asyncio.sleep(0)  # until it waits for the lock (or got through)
             return row
 
@@ -201,13 +210,6 @@ async def test_a_tournament_opened_while_another_is_written_in_its_channel_waits
     monkeypatch.setattr(store, "_tx", own)
     assert await other[0] is None
     assert [t.name for t in await fresh.tournaments_of(PLACE, "signup")] == ["Spring Cup"]
-
-
-async def _waiting(store: Storage) -> bool:
-    """Whether a PostgreSQL session waits for an advisory lock."""
-    row = await store._read.fetchrow(  # type: ignore[attr-defined]
-        "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")
-    return row is not None and int(row[0]) > 0
 
 
 async def new_opening(store: Storage, name: str, channel_id: int = 77
@@ -276,17 +278,10 @@ async def test_a_round_seated_as_another_process_changes_the_language_speaks_the
     for user in (ANN, BOB):
         assert await store.enter(cup.id, user, str(user), 1000)
     running = await started(store, played(1).states[0], channel=1)  # one the change writes
-    seating: list[asyncio.Task[Any]] = []
-    wrote = theirs._wrote  # type: ignore[attr-defined]
-
-    async def paused(*args: Any) -> bool:  # the language written, not yet committed
-        if not seating:
-            seating.append(asyncio.ensure_future(store.seat_tournament_round(
-                cup.id, 0, 11, None, _tables((ANN, BOB)), None)))
-            while backend.shared and not seating[0].done() and not await _waiting(store):
-                await asyncio.sleep(0)  # until the seating waits for the lock (or got through)
-        return bool(await wrote(*args))
-    monkeypatch.setattr(theirs, "_wrote", paused)
+    # the round seated while the language is written, not yet committed
+    seating = before_commit(monkeypatch, theirs, store, backend.shared,
+                            lambda: store.seat_tournament_round(cup.id, 0, 11, None,
+                                                                _tables((ANN, BOB)), None))
     assert await theirs.relocalise_guild(9, ServerDefaults(), "fr", "fr") == (
         [running.id], [cup.id])
     ids = await seating[0]
